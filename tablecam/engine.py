@@ -1,0 +1,186 @@
+"""The event-sourced core shared by every game.
+
+A :class:`Table` is a fold over an event stream: ``board`` events start a new
+:class:`BoardEngine` for the named game, every other event goes to the board
+in progress, and the findings each step produces come back to the caller.
+Engines *accept* illegal events and record the irregularity; legal-move
+generation (``legal_plays``) is an oracle the director and the camera fusion
+may consult, never a gate.
+
+Snapshot schema (``BoardEngine.snapshot()``), shared by every game so the
+dashboard and broadcast need no per-game code beyond rendering::
+
+    {"game": "bridge", "board": 1, "dealer": "N", "phase": "play",
+     "hands": {"N": ["SA", ...], ...},       # cards still held
+     "dealt": {"N": [...], "talong": [...]}, # as dealt
+     "auction": [{"seat": "N", "call": "1S"}, ...],
+     "contract": "4S", "declarer": "N", "trump": "S",
+     "trick": {"leader": "E", "cards": [{"seat": "E", "card": "HK"}]},
+     "tricks": [{"leader": "E", "cards": [...], "winner": "S"}, ...],
+     "tricks_won": {"NS": 3, "EW": 1},
+     "turn": "S",          # whose turn, if known
+     "open_findings": 1, "extra": {...}}  # game-specific
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any, Iterable, Iterator
+
+from .events import Event
+from .findings import Finding, bad_event
+
+ENGINES: dict[str, str] = {
+    "bridge": "tablecam.rules.bridge:BridgeBoard",
+    "vira": "tablecam.rules.vira:ViraBoard",
+    "pidro": "tablecam.rules.pidro:PidroBoard",
+    "whist": "tablecam.rules.whist:WhistBoard",
+}
+"""Game name -> ``module:Class`` of its board engine (imported on first use)."""
+
+
+class BoardEngine:
+    """One deal of one game. Subclasses implement ``apply`` and ``finish``.
+
+    ``ruleset`` is the tournament's rule-table choice (bid table, ladder,
+    variant switches), loaded from data, never hard-coded.
+    """
+
+    game: str = ""
+
+    def __init__(self, board_event: Event, ruleset: dict[str, Any] | None = None) -> None:
+        self.board_event = board_event
+        self.board = board_event.get("board")
+        self.ruleset = ruleset or {}
+        self.findings: list[Finding] = []
+        self.events: list[Event] = [board_event]
+        self.finished = False
+
+    # -- the fold -----------------------------------------------------------
+    def apply(self, event: Event) -> list[Finding]:
+        """Take one event (legal or not) and return the findings it causes."""
+        raise NotImplementedError
+
+    def finish(self, event: Event | None = None) -> list[Finding]:
+        """The board is over (``end`` event, a new ``board``, or end of input).
+
+        Returns end-of-board findings (trick transfers, result, score).
+        ``event`` is the event that ended it, if any. Called at most once.
+        """
+        return []
+
+    # -- views --------------------------------------------------------------
+    def snapshot(self) -> dict[str, Any]:
+        return {"game": self.game, "board": self.board}
+
+    def legal_plays(self) -> list[Any]:
+        """Oracle: the cards the player on turn may legally play now."""
+        return []
+
+    # -- helpers for subclasses --------------------------------------------
+    def emit(self, finding: Finding) -> Finding:
+        if finding.board is None:
+            finding.board = self.board
+        self.findings.append(finding)
+        return finding
+
+
+def engine_class(game: str) -> type[BoardEngine]:
+    """Import the engine for ``game`` (raises KeyError / ImportError)."""
+    mod, _, cls = ENGINES[game].partition(":")
+    return getattr(importlib.import_module(mod), cls)
+
+
+class Table:
+    """A table's whole event log folded into state and findings.
+
+    >>> from tablecam.events import read_events
+    >>> t = Table()
+    >>> out = t.feed(read_events(['{"type": "play", "seat": "N", "card": "SA"}']))
+    >>> out[0].kind
+    'bad_event'
+    """
+
+    def __init__(self, rulesets: dict[str, dict[str, Any]] | None = None, name: str | None = None,
+                 keep_history: bool = True) -> None:
+        self.name = name
+        self.keep_history = keep_history
+        self.rulesets = rulesets or {}
+        self.board: BoardEngine | None = None
+        self.boards: list[BoardEngine] = []
+        self.findings: list[Finding] = []
+        self.count = 0
+
+    def apply(self, item: Event | Finding) -> list[Finding]:
+        """Fold one event (or pass through a finding from a reader)."""
+        self.count += 1
+        if isinstance(item, Finding):
+            if item.board is None and self.board is not None:
+                item.board = self.board.board
+            return self._record([item])
+        ev = item
+        out: list[Finding] = []
+        if ev.type == "board":
+            out += self._close(None)
+            try:
+                cls = engine_class(ev.get("game"))
+            except (KeyError, ImportError, AttributeError) as e:
+                out.append(bad_event(f"No engine for game {ev.get('game')!r} ({e}); board ignored.",
+                                     ev.index, ev.get("board")))
+                return self._record(out)
+            self.board = cls(ev, self.rulesets.get(ev.get("game")))
+            if self.keep_history:
+                self.boards.append(self.board)
+            return self._record(out)
+        if self.board is None or self.board.finished:
+            out.append(bad_event(f"'{ev.type}' event before any 'board' event; skipped.", ev.index,
+                                 self.board.board if self.board else None))
+            return self._record(out)
+        self.board.events.append(ev)
+        try:
+            out += self.board.apply(ev)
+            if ev.type == "end":
+                out += self._close(ev)
+        except Exception as e:  # an engine bug must not lose the rest of the log
+            out.append(bad_event(f"Engine could not process this event ({type(e).__name__}: {e}).",
+                                 ev.index, self.board.board))
+        return self._record(out)
+
+    def _close(self, ev: Event | None) -> list[Finding]:
+        b = self.board
+        if b is None or b.finished:
+            return []
+        b.finished = True
+        try:
+            return b.finish(ev)
+        except Exception as e:
+            return [bad_event(f"Engine could not finish the board ({type(e).__name__}: {e}).",
+                              ev.index if ev else None, b.board)]
+
+    def close(self) -> list[Finding]:
+        """End of input: finish the board in progress."""
+        return self._record(self._close(None))
+
+    def _record(self, out: list[Finding]) -> list[Finding]:
+        for f in out:
+            if f.board is None and self.board is not None:
+                f.board = self.board.board
+        if self.keep_history:
+            self.findings += out
+        return out
+
+    def feed(self, items: Iterable[Event | Finding]) -> list[Finding]:
+        """Fold a whole stream and close it; return every finding in order."""
+        out: list[Finding] = []
+        for it in items:
+            out += self.apply(it)
+        out += self.close()
+        return out
+
+
+def replay(items: Iterable[Event | Finding], rulesets: dict[str, dict[str, Any]] | None = None) -> Iterator[Finding]:
+    """Stream findings from an event stream (lazily: suits very large archives)."""
+    t = Table(rulesets, keep_history=False)
+    for it in items:
+        yield from t.apply(it)
+    yield from t.close()

@@ -1,0 +1,287 @@
+"""The event log: JSON Lines in the vocabulary of ``shared/contracts.md``.
+
+Every source (shoe, camera, operator, simulator, archive reader) produces
+:class:`Event` objects; engines fold over them. Reading never raises on bad
+input: a line that cannot be understood becomes a ``bad_event``
+:class:`~tablecam.findings.Finding` in the same stream, at the same index, so
+nothing is silently dropped and the caller keeps going.
+
+Games register their own event types with :func:`register_event_type`; the
+field kinds (``card``, ``seat``, ``to`` ...) are validated and normalised here
+so engines see :class:`~tablecam.cards.Card` and :class:`~tablecam.cards.Seat`
+objects, never raw strings.
+
+>>> items = list(read_events(['{"type":"play","seat":"n","card":"10s"}', 'nonsense']))
+>>> items[0].type, str(items[0].card), items[0].seat
+('play', 'ST', Seat.N)
+>>> items[1].kind, items[1].event
+('bad_event', 1)
+>>> event_to_json(items[0])
+'{"type": "play", "seat": "N", "card": "ST"}'
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import IO, Any, Callable, Iterable, Iterator
+
+from .cards import Card, Seat, parse_card, parse_seat
+from .findings import Finding, bad_event
+
+PILES = ("talong", "kitty")
+"""Non-seat destinations for a dealt card."""
+
+GAMES = ("bridge", "vira", "pidro", "whist")
+
+
+def _seat(v: Any) -> Seat:
+    return parse_seat(v)
+
+
+def _card(v: Any) -> Card:
+    return parse_card(v)
+
+
+def _to(v: Any) -> Seat | str:
+    if isinstance(v, str) and v.strip().lower() in PILES:
+        return v.strip().lower()
+    try:
+        return parse_seat(v)
+    except ValueError:
+        raise ValueError(f"unknown seat or pile {v!r}") from None
+
+
+def _cards(v: Any) -> list[Card]:
+    if isinstance(v, str):
+        v = v.replace(",", " ").split()
+    if not isinstance(v, list):
+        raise ValueError(f"expected a list of cards, got {v!r}")
+    return [parse_card(c) for c in v]
+
+
+def _seats(v: Any) -> list[Seat]:
+    if isinstance(v, str):
+        v = list(v.replace(",", "").replace(" ", ""))
+    if not isinstance(v, list):
+        raise ValueError(f"expected a list of seats, got {v!r}")
+    return [parse_seat(s) for s in v]
+
+
+def _int(v: Any) -> int:
+    if isinstance(v, bool):
+        raise ValueError(f"expected a whole number, got {v!r}")
+    if isinstance(v, int):
+        return v
+    if isinstance(v, float) and v.is_integer():
+        return int(v)
+    if isinstance(v, str) and v.strip().lstrip("-").isdigit():
+        return int(v)
+    raise ValueError(f"expected a whole number, got {v!r}")
+
+
+def _bool(v: Any) -> bool:
+    if isinstance(v, bool):
+        return v
+    raise ValueError(f"expected true or false, got {v!r}")
+
+
+def _str(v: Any) -> str:
+    if isinstance(v, (str, int)) and not isinstance(v, bool):
+        return str(v)
+    raise ValueError(f"expected text, got {v!r}")
+
+
+def _any(v: Any) -> Any:
+    return v
+
+
+FIELD_KINDS: dict[str, Callable[[Any], Any]] = {
+    "seat": _seat,
+    "card": _card,
+    "to": _to,
+    "cards": _cards,
+    "seats": _seats,
+    "int": _int,
+    "bool": _bool,
+    "str": _str,
+    "any": _any,
+}
+"""Validators by field kind: each normalises a JSON value or raises ValueError."""
+
+
+@dataclass(frozen=True)
+class EventType:
+    """Schema of one event type: required and optional fields by kind."""
+
+    name: str
+    required: dict[str, str] = field(default_factory=dict)
+    optional: dict[str, str] = field(default_factory=dict)
+    games: tuple[str, ...] = GAMES
+    doc: str = ""
+
+
+EVENT_TYPES: dict[str, EventType] = {}
+
+
+def register_event_type(
+    name: str,
+    required: dict[str, str] | None = None,
+    optional: dict[str, str] | None = None,
+    games: Iterable[str] = GAMES,
+    doc: str = "",
+) -> EventType:
+    """Add (or replace) an event type; games call this for their own vocabulary."""
+    et = EventType(name, dict(required or {}), dict(optional or {}), tuple(games), doc)
+    EVENT_TYPES[name] = et
+    return et
+
+
+# The contract's core vocabulary.
+register_event_type(
+    "board",
+    required={"game": "str"},
+    optional={"board": "any", "dealer": "seat", "vulnerable": "str", "players": "any", "pack": "str"},
+    doc="a new deal starts (ends the previous one)",
+)
+register_event_type("deal", {"to": "to", "card": "card"}, {"face_up": "bool"}, doc="one card dealt")
+register_event_type("call", {"seat": "seat", "call": "str"}, doc="a call in the auction")
+register_event_type("play", {"seat": "seat", "card": "card"}, doc="a card played to the trick")
+register_event_type("retract", {"seat": "seat", "card": "card"}, doc="a played card taken back")
+register_event_type("expose", {"seat": "seat", "card": "card"}, {"deliberate": "bool"}, doc="a card seen face up, not played")
+register_event_type("claim", {"seat": "seat", "tricks": "int"}, doc="a claim, accepted")
+register_event_type("end", doc="the board is over")
+
+
+@dataclass
+class Event:
+    """One normalised event.
+
+    ``index`` is the 0-based position in the input (the contract's ``event``
+    field of findings). ``data`` holds the validated fields; the original
+    JSON object is kept in ``raw`` so unknown fields survive a round trip.
+    """
+
+    type: str
+    data: dict[str, Any] = field(default_factory=dict)
+    index: int | None = None
+    ts: float | None = None
+    source: str | None = None
+    raw: dict[str, Any] | None = None
+
+    def __getattr__(self, name: str) -> Any:
+        # Convenience: event.seat, event.card ... (None when absent).
+        if name.startswith("__"):
+            raise AttributeError(name)
+        data = self.__dict__.get("data", {})
+        return data.get(name)
+
+    def get(self, name: str, default: Any = None) -> Any:
+        return self.data.get(name, default)
+
+    def to_dict(self) -> dict[str, Any]:
+        """Canonical JSON-ready dict (cards and seats as letters)."""
+        d: dict[str, Any] = {"type": self.type}
+        for k, v in self.data.items():
+            d[k] = _plain(v)
+        if self.ts is not None:
+            d["ts"] = self.ts
+        if self.source is not None:
+            d["source"] = self.source
+        return d
+
+
+def _plain(v: Any) -> Any:
+    if isinstance(v, (Card, Seat)):
+        return str(v)
+    if isinstance(v, (list, tuple)):
+        return [_plain(x) for x in v]
+    if isinstance(v, dict):
+        return {k: _plain(x) for k, x in v.items()}
+    return v
+
+
+def make_event(type: str, index: int | None = None, **fields: Any) -> Event:
+    """Build and validate an event in code (sources and tests use this).
+
+    Raises ``ValueError`` for a bad field: a source constructing events should
+    know what it is doing, unlike a log reader.
+    """
+    obj = {"type": type, **{k: _plain(v) for k, v in fields.items()}}
+    return parse_event(obj, index)
+
+
+def parse_event(obj: Any, index: int | None = None) -> Event:
+    """Validate one decoded JSON object; raise ``ValueError`` with a clear reason."""
+    if not isinstance(obj, dict):
+        raise ValueError("an event must be a JSON object")
+    t = obj.get("type")
+    if not isinstance(t, str) or not t:
+        raise ValueError("missing 'type'")
+    et = EVENT_TYPES.get(t)
+    if et is None:
+        raise ValueError(f"unknown event type {t!r}")
+    data: dict[str, Any] = {}
+    for name, kind in et.required.items():
+        if name not in obj or obj[name] is None:
+            raise ValueError(f"'{t}' event needs '{name}'")
+        data[name] = _check(t, name, kind, obj[name])
+    for name, kind in et.optional.items():
+        if name in obj and obj[name] is not None:
+            data[name] = _check(t, name, kind, obj[name])
+    if t == "board" and data["game"] not in GAMES:
+        raise ValueError(f"unknown game {data['game']!r}")
+    ts = obj.get("ts")
+    if ts is not None and (isinstance(ts, bool) or not isinstance(ts, (int, float))):
+        raise ValueError(f"'ts' must be a number of seconds, got {ts!r}")
+    source = obj.get("source")
+    return Event(t, data, index, float(ts) if ts is not None else None,
+                 str(source) if source is not None else None, obj)
+
+
+def _check(t: str, name: str, kind: str, value: Any) -> Any:
+    try:
+        return FIELD_KINDS[kind](value)
+    except ValueError as e:
+        raise ValueError(f"'{t}' event: field '{name}': {e}") from None
+
+
+def read_events(lines: Iterable[str], start: int = 0) -> Iterator[Event | Finding]:
+    """Parse JSON Lines; yield an Event per good line, a ``bad_event`` per bad one.
+
+    Blank lines are skipped but still counted, so ``event`` indices always
+    match line numbers (0-based) in the file a director opens.
+    """
+    for i, line in enumerate(lines, start):
+        text = line.strip()
+        if not text:
+            continue
+        try:
+            obj = json.loads(text)
+        except (json.JSONDecodeError, RecursionError) as e:
+            msg = getattr(e, "msg", "too deeply nested")
+            yield bad_event(f"Line {i} is not valid JSON ({msg}); skipped.", i, line=text)
+            continue
+        try:
+            yield parse_event(obj, i)
+        except ValueError as e:
+            yield bad_event(f"Line {i} was not understood: {e}; skipped.", i, line=text)
+
+
+def read_event_file(path: str) -> Iterator[Event | Finding]:
+    """Read a ``.jsonl`` file; undecodable bytes become replacement characters."""
+    with open(path, encoding="utf-8", errors="replace") as fp:
+        yield from read_events(fp)
+
+
+def event_to_json(event: Event) -> str:
+    return json.dumps(event.to_dict(), ensure_ascii=False)
+
+
+def write_events(events: Iterable[Event], fp: IO[str]) -> int:
+    """Write events as JSON Lines; return how many were written."""
+    n = 0
+    for ev in events:
+        fp.write(event_to_json(ev) + "\n")
+        n += 1
+    return n

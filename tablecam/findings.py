@@ -1,0 +1,109 @@
+"""Findings: what the engines tell the director.
+
+A finding is one line of ``tablecam replay --json`` output. Irregularities
+have a lifecycle (``pending`` -> ``corrected`` / ``established`` ->
+``rectified``); each step is emitted as its own finding with the same ``id``
+so a dashboard can update one alert instead of stacking new ones, while a
+plain JSON Lines consumer still sees every step in order.
+
+>>> f = Finding("revoke", rule="Law 61", message="S revoked.", board=1, event=7,
+...             seat="S", trick=3, extra={"established": False})
+>>> f.to_dict()["established"], f.to_dict()["seat"], f.status
+(False, 'S', 'pending')
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+LIFECYCLE = ("pending", "corrected", "established", "rectified", "info")
+"""Statuses an irregularity passes through. ``info`` is for non-irregular
+findings such as ``result``."""
+
+SEVERITY = {
+    "bad_event": "warning",
+    "archive_flaw": "info",
+    "result": "info",
+    "score": "info",
+}
+"""Default alert severity by kind; anything unlisted is an ``alert``."""
+
+
+@dataclass
+class Finding:
+    """One thing the director (or archivist) should know about.
+
+    ``extra`` carries kind-specific fields (``established``, ``tricks``,
+    ``card`` ...) and is flattened into the JSON object, so the contract's
+    field names appear at top level.
+    """
+
+    kind: str
+    rule: str = ""
+    message: str = ""
+    board: Any = None
+    event: int | None = None
+    seat: str | None = None
+    trick: int | None = None
+    status: str = "pending"
+    options: list[str] = field(default_factory=list)
+    remedy: str | None = None
+    id: str | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if self.seat is not None:
+            self.seat = str(self.seat)
+
+    @property
+    def severity(self) -> str:
+        return SEVERITY.get(self.kind, "alert")
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready dict in the field order of the contract."""
+        d: dict[str, Any] = {
+            "kind": self.kind,
+            "board": self.board,
+            "rule": self.rule,
+            "message": self.message,
+            "event": self.event,
+        }
+        if self.seat is not None:
+            d["seat"] = self.seat
+        if self.trick is not None:
+            d["trick"] = self.trick
+        for k, v in self.extra.items():
+            d[k] = _jsonable(v)
+        d["status"] = self.status
+        if self.options:
+            d["options"] = list(self.options)
+        if self.remedy:
+            d["remedy"] = self.remedy
+        if self.id:
+            d["id"] = self.id
+        return d
+
+
+def _jsonable(v: Any) -> Any:
+    if isinstance(v, (list, tuple)):
+        return [_jsonable(x) for x in v]
+    if isinstance(v, dict):
+        return {str(k): _jsonable(x) for k, x in v.items()}
+    if v is None or isinstance(v, (bool, int, float, str)):
+        return v
+    return str(v)
+
+
+def bad_event(message: str, event: int | None, board: Any = None, line: str | None = None) -> Finding:
+    """The finding for an unreadable or impossible input line."""
+    extra = {"line": line[:200]} if line is not None else {}
+    return Finding(
+        "bad_event",
+        rule="tablecam event log",
+        message=message,
+        board=board,
+        event=event,
+        status="info",
+        extra=extra,
+    )
