@@ -1,0 +1,235 @@
+"""Table calibration: where the table lies in the camera image.
+
+Everything downstream (zones, stability, which seat played) is reasoned in
+*table millimetres*, not in pixels, so that moving the camera or changing its
+resolution only means calibrating again, never editing zones.  A calibration
+is a homography from image pixels to the table plane, found either
+
+* from four ArUco markers (``DICT_4X4_50`` ids 0-3) taped at the corners of
+  the playing area - the sheet to print comes from :func:`marker_sheet`
+  (``tablecam calibrate --print-markers sheet.png``) - or
+* from four points given by hand (the corners NW, NE, SE, SW of the playing
+  area in image pixels), for a table without markers.
+
+Table coordinates: ``x`` grows from West to East, ``y`` from North to South;
+North sits at the top of the top-down view, as in a bridge diagram.
+
+A marker is placed upright (its top edge towards North) with its outer
+corner exactly on the corner of the playing area, so its four corners have
+known table coordinates and one frame with three or four markers visible is
+enough (a hand covering one marker does not stop calibration).
+
+>>> g = TableGeometry(width_mm=600, height_mm=600, marker_mm=50)
+>>> g.marker_corners_mm(2)[0].tolist()   # SE marker, its top-left corner
+[550.0, 550.0]
+>>> cal = Calibration.from_points([(100, 50), (700, 50), (800, 650), (0, 650)], g)
+>>> [abs(round(float(v), 1)) for v in cal.image_to_table([(100, 50), (400, 350)])[0]]
+[0.0, 0.0]
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterable, Sequence
+
+import numpy as np
+
+CORNERS = ("NW", "NE", "SE", "SW")
+"""Marker ids 0..3 go to these corners of the playing area, in this order."""
+
+
+@dataclass(frozen=True)
+class TableGeometry:
+    """Size of the calibrated playing area and of its corner markers."""
+
+    width_mm: float = 600.0
+    height_mm: float = 600.0
+    marker_mm: float = 50.0
+    marker_ids: tuple[int, int, int, int] = (0, 1, 2, 3)
+    dictionary: str = "DICT_4X4_50"
+
+    def corner_mm(self, i: int) -> tuple[float, float]:
+        """Table coordinates of corner ``i`` (0=NW, 1=NE, 2=SE, 3=SW)."""
+        return [(0.0, 0.0), (self.width_mm, 0.0), (self.width_mm, self.height_mm), (0.0, self.height_mm)][i]
+
+    def marker_corners_mm(self, i: int) -> np.ndarray:
+        """The 4 corners (TL, TR, BR, BL, ArUco order) of the marker at corner ``i``."""
+        s = self.marker_mm
+        x0 = 0.0 if i in (0, 3) else self.width_mm - s
+        y0 = 0.0 if i in (0, 1) else self.height_mm - s
+        return np.array([[x0, y0], [x0 + s, y0], [x0 + s, y0 + s], [x0, y0 + s]], np.float64)
+
+
+def _dictionary(name: str) -> Any:
+    import cv2
+
+    try:
+        return cv2.aruco.getPredefinedDictionary(getattr(cv2.aruco, name))
+    except AttributeError:
+        raise ValueError(f"unknown ArUco dictionary {name!r}") from None
+
+
+@dataclass
+class Calibration:
+    """Image -> table homography plus how it was found (kept for the log)."""
+
+    H: np.ndarray                      # 3x3, image pixels -> table mm
+    geometry: TableGeometry
+    method: str = "points"             # "aruco" or "points"
+    image_points: list[list[float]] = field(default_factory=list)  # NW, NE, SE, SW in pixels
+    markers_seen: list[int] = field(default_factory=list)
+    reprojection_mm: float = 0.0
+
+    # -- construction ------------------------------------------------------
+    @classmethod
+    def from_points(cls, points: Sequence[Sequence[float]], geometry: TableGeometry) -> "Calibration":
+        """Four image points of the corners NW, NE, SE, SW of the playing area."""
+        import cv2
+
+        pts = np.asarray(points, np.float64).reshape(-1, 2)
+        if pts.shape != (4, 2):
+            raise ValueError(f"need 4 corner points (NW NE SE SW), got {len(pts)}")
+        dst = np.array([geometry.corner_mm(i) for i in range(4)], np.float64)
+        H = cv2.getPerspectiveTransform(pts.astype(np.float32), dst.astype(np.float32))
+        if not np.isfinite(H).all() or abs(np.linalg.det(H)) < 1e-12:
+            raise ValueError("the four points do not span a quadrilateral")
+        return cls(H.astype(np.float64), geometry, "points", pts.tolist())
+
+    @classmethod
+    def from_aruco(cls, image_bgr: np.ndarray, geometry: TableGeometry, min_markers: int = 3) -> "Calibration":
+        """Find the corner markers in one frame; raise ``ValueError`` when too few are seen."""
+        import cv2
+
+        found = detect_markers(image_bgr, geometry)
+        if len(found) < min_markers:
+            raise ValueError(f"saw {len(found)} of the 4 corner markers ({sorted(found)}); need {min_markers}")
+        src = np.concatenate([found[i] for i in sorted(found)])
+        dst = np.concatenate([geometry.marker_corners_mm(i) for i in sorted(found)])
+        H, _ = cv2.findHomography(src, dst, 0)
+        if H is None:
+            raise ValueError("markers found but no homography fits them")
+        proj = cv2.perspectiveTransform(src.reshape(-1, 1, 2), H).reshape(-1, 2)
+        err = float(np.sqrt(((proj - dst) ** 2).sum(1)).mean())
+        cal = cls(H, geometry, "aruco", [], sorted(found), err)
+        cal.image_points = cal.table_to_image([geometry.corner_mm(i) for i in range(4)]).tolist()
+        return cal
+
+    # -- use ---------------------------------------------------------------
+    def image_to_table(self, pts: Iterable[Sequence[float]]) -> np.ndarray:
+        import cv2
+
+        a = np.asarray(list(pts), np.float64).reshape(-1, 1, 2)
+        return cv2.perspectiveTransform(a, self.H).reshape(-1, 2)
+
+    def table_to_image(self, pts: Iterable[Sequence[float]]) -> np.ndarray:
+        import cv2
+
+        a = np.asarray(list(pts), np.float64).reshape(-1, 1, 2)
+        return cv2.perspectiveTransform(a, np.linalg.inv(self.H)).reshape(-1, 2)
+
+    def view_matrix(self, px_per_mm: float) -> np.ndarray:
+        """Homography image -> top-down view at ``px_per_mm`` pixels per millimetre."""
+        S = np.diag([px_per_mm, px_per_mm, 1.0])
+        return S @ self.H
+
+    def top_down(self, image_bgr: np.ndarray, px_per_mm: float, interpolation: int | None = None) -> np.ndarray:
+        """The playing area seen from straight above."""
+        import cv2
+
+        g = self.geometry
+        size = (int(round(g.width_mm * px_per_mm)), int(round(g.height_mm * px_per_mm)))
+        flags = cv2.INTER_LINEAR if interpolation is None else interpolation
+        return cv2.warpPerspective(image_bgr, self.view_matrix(px_per_mm), size, flags=flags)
+
+    # -- persistence -------------------------------------------------------
+    def to_dict(self) -> dict[str, Any]:
+        g = self.geometry
+        return {
+            "method": self.method,
+            "homography": self.H.tolist(),
+            "image_points": self.image_points,
+            "markers_seen": self.markers_seen,
+            "reprojection_mm": round(self.reprojection_mm, 3),
+            "geometry": {"width_mm": g.width_mm, "height_mm": g.height_mm, "marker_mm": g.marker_mm,
+                         "marker_ids": list(g.marker_ids), "dictionary": g.dictionary},
+        }
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> "Calibration":
+        gd = d.get("geometry", {})
+        g = TableGeometry(float(gd.get("width_mm", 600)), float(gd.get("height_mm", 600)),
+                          float(gd.get("marker_mm", 50)), tuple(gd.get("marker_ids", (0, 1, 2, 3))),
+                          gd.get("dictionary", "DICT_4X4_50"))
+        H = np.asarray(d["homography"], np.float64)
+        if H.shape != (3, 3):
+            raise ValueError("homography must be 3x3")
+        return cls(H, g, d.get("method", "file"), d.get("image_points", []), d.get("markers_seen", []),
+                   float(d.get("reprojection_mm", 0.0)))
+
+    def save(self, path: str | Path) -> None:
+        Path(path).write_text(json.dumps(self.to_dict(), indent=2) + "\n")
+
+    @classmethod
+    def load(cls, path: str | Path) -> "Calibration":
+        return cls.from_dict(json.loads(Path(path).read_text()))
+
+
+def detect_markers(image_bgr: np.ndarray, geometry: TableGeometry) -> dict[int, np.ndarray]:
+    """Corner index (0..3) -> the marker's 4 image corners, for each corner marker seen."""
+    import cv2
+
+    gray = image_bgr if image_bgr.ndim == 2 else cv2.cvtColor(image_bgr, cv2.COLOR_BGR2GRAY)
+    det = cv2.aruco.ArucoDetector(_dictionary(geometry.dictionary), cv2.aruco.DetectorParameters())
+    corners, ids, _ = det.detectMarkers(gray)
+    out: dict[int, np.ndarray] = {}
+    if ids is None:
+        return out
+    for c, mid in zip(corners, ids.ravel().tolist()):
+        if mid in geometry.marker_ids:
+            out[geometry.marker_ids.index(mid)] = c.reshape(4, 2).astype(np.float64)
+    return out
+
+
+def marker_image(geometry: TableGeometry, corner: int, side_px: int) -> np.ndarray:
+    """One corner marker as a grey image ``side_px`` square (no quiet zone)."""
+    import cv2
+
+    return cv2.aruco.generateImageMarker(_dictionary(geometry.dictionary), geometry.marker_ids[corner], side_px)
+
+
+def marker_sheet(geometry: TableGeometry, dpi: int = 300) -> np.ndarray:
+    """A printable A4 sheet with the four corner markers at true size.
+
+    Each marker is labelled with its corner and an arrow telling which edge
+    points North; printing at 100 % scale (no "fit to page") keeps the
+    stated size, which the homography relies on.
+    """
+    import cv2
+
+    mm = dpi / 25.4
+    W, Hh = int(210 * mm), int(297 * mm)
+    sheet = np.full((Hh, W), 255, np.uint8)
+    side = int(round(geometry.marker_mm * mm))
+    cells = [(0, 0), (1, 0), (1, 1), (0, 1)]  # NW NE SE SW laid out like the table
+    cw, ch = W // 2, (Hh - int(30 * mm)) // 2
+    font = cv2.FONT_HERSHEY_SIMPLEX
+    fs = max(0.6, dpi / 150)
+    cv2.putText(sheet, f"tablecam corner markers - {geometry.dictionary}, {geometry.marker_mm:g} mm, print at 100%",
+                (int(10 * mm), int(15 * mm)), font, fs * 0.8, 0, max(1, dpi // 150), cv2.LINE_AA)
+    for i, (cx, cy) in enumerate(cells):
+        x0 = cx * cw + (cw - side) // 2
+        y0 = int(30 * mm) + cy * ch + (ch - side) // 2
+        sheet[y0:y0 + side, x0:x0 + side] = marker_image(geometry, i, side)
+        # dashed cut line one quiet-zone width outside the marker
+        q = max(4, side // 8)
+        for k in range(0, side + 2 * q, 20):
+            for (a, b) in (((x0 - q + k, y0 - q), (x0 - q + k + 10, y0 - q)),
+                           ((x0 - q + k, y0 + side + q), (x0 - q + k + 10, y0 + side + q)),
+                           ((x0 - q, y0 - q + k), (x0 - q, y0 - q + k + 10)),
+                           ((x0 + side + q, y0 - q + k), (x0 + side + q, y0 - q + k + 10))):
+                cv2.line(sheet, a, b, 128, 1)
+        label = f"id {geometry.marker_ids[i]}: {CORNERS[i]} corner, this edge North"
+        cv2.putText(sheet, label, (x0 - q, y0 - q - int(3 * mm)), font, fs * 0.6, 0, max(1, dpi // 200), cv2.LINE_AA)
+    return cv2.cvtColor(sheet, cv2.COLOR_GRAY2BGR)
