@@ -233,3 +233,55 @@ class RevokeTracker:
 
     def pending(self) -> list[Revoke]:
         return [r for r in self.revokes if r.status == "pending"]
+
+
+# -- rule tables as data ------------------------------------------------------
+# (kept here so every trick-taking engine loads its tables the same way)
+
+CONFIG_DIR = __import__("pathlib").Path(__file__).resolve().parents[2] / "config"
+"""Repository ``config/``: one folder per game, one JSON file per rule table."""
+
+
+def load_ruleset(game: str, name: str | None, default: str, overrides: dict | None = None) -> dict:
+    """A game's rule table ``config/<game>/<name>.json``, following ``extends``.
+
+    ``overrides`` (the tournament's ruleset dict passed to the engine) is laid
+    over the file, so a tournament can change one switch without a new file.
+    The environment variable ``TABLECAM_CONFIG`` may point at another folder.
+    Raises ``ValueError`` for an unknown name (engines turn that into a finding).
+    """
+    import json
+    import os
+    from pathlib import Path
+
+    base = Path(os.environ.get("TABLECAM_CONFIG", CONFIG_DIR)) / game
+    name = name or default
+    seen: list[str] = []
+    layers: list[dict] = []
+    while name and name not in seen:
+        if not all(ch.isalnum() or ch in "-_." for ch in name):
+            raise ValueError(f"bad ruleset name {name!r}")
+        path = base / f"{name}.json"
+        try:
+            with open(path, encoding="utf-8") as fp:
+                data = json.load(fp)
+        except (OSError, json.JSONDecodeError) as e:
+            raise ValueError(f"ruleset {game}/{name} unreadable: {e}") from None
+        seen.append(name)
+        layers.append(data)
+        name = data.get("extends")
+    out: dict = {}
+    for layer in reversed(layers):
+        _deep_update(out, layer)
+    if overrides:
+        _deep_update(out, {k: v for k, v in overrides.items() if not k.startswith("_") and k != "session"})
+    out["name"] = seen[0]
+    return out
+
+
+def _deep_update(dst: dict, src: dict) -> None:
+    for k, v in src.items():
+        if isinstance(v, dict) and isinstance(dst.get(k), dict):
+            _deep_update(dst[k], v)
+        else:
+            dst[k] = v
