@@ -1,0 +1,178 @@
+"""The public broadcast: each table's play, held back until the delay has passed.
+
+Why a second fold instead of filtering the director's state: the only way to
+be sure nothing leaks is for the public side never to *have* the undelayed
+events. Each :class:`DelayedTable` keeps its own :class:`~tablecam.engine.Table`
+and is fed an event only once that event is old enough, both in boards (the
+same deal may still be played at another table) and in time. The public
+API, WebSocket and page are built from this fold alone, through a whitelist
+of fields (:data:`PUBLIC_FIELDS`), so engine extras and findings never reach
+a spectator's phone.
+
+>>> from tablecam.server.hub import TableHub
+>>> hub = TableHub()
+>>> _ = hub.ingest("t1", {"type": "board", "game": "bridge", "board": 1, "dealer": "N"}, received=100.0)
+>>> view = BroadcastView(hub, BroadcastDelay(boards=1, minutes=0))
+>>> view.advance(now=1000.0)
+[]
+>>> view.state("t1")["board"] is None   # board 1 is still being played
+True
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from typing import Any
+
+from ..engine import Table
+from ..findings import _jsonable
+from .hub import TableHub
+
+PUBLIC_FIELDS = ("game", "board", "dealer", "vulnerable", "phase", "hands", "dealt", "auction", "contract",
+                 "declarer", "trump", "trick", "tricks", "tricks_won", "turn")
+"""The only snapshot fields a spectator ever receives."""
+
+
+@dataclasses.dataclass(frozen=True)
+class BroadcastDelay:
+    """A board reaches the public only when *both* conditions hold.
+
+    ``boards``: this many later boards have started at the same table (1 = a
+    board is shown once the table has moved on to the next one).
+    ``minutes``: every event is at least this old.
+    """
+
+    boards: int = 1
+    minutes: float = 0.0
+
+    def __post_init__(self) -> None:
+        if self.boards < 0 or self.minutes < 0:
+            raise ValueError("broadcast delay must not be negative")
+
+    @property
+    def seconds(self) -> float:
+        return self.minutes * 60.0
+
+    @classmethod
+    def coerce(cls, value: Any) -> "BroadcastDelay":
+        """Accept a BroadcastDelay, ``{"boards", "minutes"}``, or a bare number of boards.
+
+        >>> BroadcastDelay.coerce({"minutes": 5}), BroadcastDelay.coerce(2).boards
+        (BroadcastDelay(boards=1, minutes=5.0), 2)
+        """
+        if value is None:
+            return cls()
+        if isinstance(value, cls):
+            return value
+        if isinstance(value, dict):
+            return cls(int(value.get("boards", 1)), float(value.get("minutes", 0.0)))
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            return cls(int(value), 0.0)
+        raise TypeError(f"broadcast_delay: expected BroadcastDelay, dict or number, got {value!r}")
+
+    def describe(self) -> str:
+        parts = []
+        if self.boards:
+            parts.append(f"{self.boards} board{'s' if self.boards != 1 else ''}")
+        if self.minutes:
+            parts.append(f"{self.minutes:g} minute{'s' if self.minutes != 1 else ''}")
+        return " and ".join(parts) if parts else "no delay"
+
+
+class DelayedTable:
+    """The public fold of one table and how far into the table's log it has got."""
+
+    def __init__(self, table_id: str) -> None:
+        self.id = table_id
+        self.table = Table(name=table_id)
+        self.cursor = 0
+        self.version = 0
+
+    def state(self) -> dict[str, Any]:
+        b = self.table.board
+        out: dict[str, Any] = {"table": self.id}
+        if b is None:
+            out.update({"game": None, "board": None, "phase": "waiting"})
+            return out
+        try:
+            snap = _jsonable(b.snapshot())
+        except Exception:
+            snap = {}
+        if not isinstance(snap, dict):
+            snap = {}
+        snap.setdefault("game", b.game or b.board_event.get("game"))
+        snap.setdefault("board", b.board)
+        ev = b.board_event
+        if "dealer" not in snap and ev.get("dealer") is not None:
+            snap["dealer"] = str(ev.get("dealer"))
+        if "vulnerable" not in snap and ev.get("vulnerable") is not None:
+            snap["vulnerable"] = str(ev.get("vulnerable"))
+        if b.finished:
+            snap["phase"] = "finished"
+        for k in PUBLIC_FIELDS:
+            if k in snap:
+                out[k] = snap[k]
+        out.setdefault("phase", "unknown")
+        return out
+
+
+class BroadcastView:
+    """Delayed folds of the broadcast tables, advanced by :meth:`advance`.
+
+    ``tables``: ids to broadcast (None = every table the hub knows).
+    """
+
+    def __init__(self, hub: TableHub, delay: BroadcastDelay | None = None,
+                 tables: list[str] | None = None) -> None:
+        self.hub = hub
+        self.delay = delay or BroadcastDelay()
+        self.tables = set(tables) if tables is not None else None
+        self.delayed: dict[str, DelayedTable] = {}
+
+    def public(self, table_id: str) -> bool:
+        return self.tables is None or table_id in self.tables
+
+    def advance(self, now: float | None = None) -> list[str]:
+        """Release every event that is now old enough; return the tables that changed."""
+        now = time.time() if now is None else now
+        horizon = now - self.delay.seconds
+        changed: list[str] = []
+        with self.hub.lock:
+            for tid, t in self.hub.tables.items():
+                if not self.public(tid):
+                    continue
+                d = self.delayed.get(tid)
+                if d is None:
+                    d = self.delayed[tid] = DelayedTable(tid)
+                boards_now = len(t.board_starts)
+                moved = False
+                while d.cursor < len(t.log):
+                    e = t.log[d.cursor]
+                    if e.at > horizon or boards_now < e.board_ordinal + self.delay.boards:
+                        break
+                    if e.event is not None:
+                        d.table.apply(e.event)
+                    d.cursor += 1
+                    moved = True
+                if moved:
+                    d.version += 1
+                    changed.append(tid)
+        return changed
+
+    def state(self, table_id: str) -> dict[str, Any] | None:
+        if not self.public(table_id):
+            return None
+        d = self.delayed.get(table_id)
+        if d is None:
+            if table_id not in self.hub.tables:
+                return None
+            d = DelayedTable(table_id)
+        out = d.state()
+        out["delay"] = self.delay.describe()
+        return out
+
+    def states(self) -> list[dict[str, Any]]:
+        with self.hub.lock:
+            ids = [tid for tid in self.hub.tables if self.public(tid)]
+        return [s for s in (self.state(t) for t in ids) if s is not None]

@@ -1,0 +1,64 @@
+// Public broadcast: delayed, trick by trick. It only ever receives what the server's
+// delayed fold has released, so there is nothing early to hide in this page.
+"use strict";
+
+const B = { tables: new Map(), current: null, delay: "" };
+const $ = sel => document.querySelector(sel);
+
+function pick() {
+  const want = decodeURIComponent(location.hash.replace(/^#\/?/, ""));
+  const ids = [...B.tables.keys()].sort((a, b) => a.localeCompare(b, undefined, { numeric: true }));
+  B.current = B.tables.has(want) ? want : (ids[0] || null);
+  $("#tablepick").innerHTML = ids.map(id =>
+    `<a href="#${encodeURIComponent(id)}" class="${id === B.current ? "active" : ""}">Table ${esc(id)}</a>`).join("");
+  render();
+}
+
+function render() {
+  const st = B.tables.get(B.current);
+  const stage = $("#stage");
+  $("#delay").textContent = B.delay ? `delayed by ${B.delay}` : "";
+  if (!st || st.board === null || st.board === undefined) {
+    stage.innerHTML = `<div class="waiting">Waiting for play${B.current ? " at table " + esc(B.current) : ""}.
+      The broadcast is delayed (${esc(B.delay || "by the organiser")}) so no hand is shown while it can still be played.</div>`;
+    return;
+  }
+  const dealt = st.dealt || st.hands || {};
+  const held = st.hands || {};
+  const h = seat => handHTML(seat, dealt[seat] || [], held[seat] || null, { turn: st.turn === seat });
+  const tricks = st.tricks || [];
+  const cur = st.trick && st.trick.cards && st.trick.cards.length ? st.trick : (tricks[tricks.length - 1] || { cards: [] });
+  const n = tricks.length + (st.trick && st.trick.cards && st.trick.cards.length ? 1 : 0);
+  const tw = st.tricks_won || {};
+  stage.innerHTML = `<div class="bigline">Table ${esc(st.table)} \u00b7 Board ${esc(st.board)} \u00b7
+      ${esc(st.game || "")} \u00b7 dealer ${esc(st.dealer || "\u2013")}${st.vulnerable ? " \u00b7 vul " + esc(st.vulnerable) : ""}
+      ${st.contract ? " \u00b7 <b>" + contractHTML(st.contract) + "</b>" + (st.declarer ? " by " + esc(st.declarer) : "") : ""}</div>
+    <div class="compass"><div class="n">${h("N")}</div><div class="w">${h("W")}</div>
+      <div class="t">${trickHTML(cur, n ? "trick " + n : "")}</div><div class="e">${h("E")}</div><div class="s">${h("S")}</div></div>
+    <div class="tricksum">Tricks: NS <b>${esc(tw.NS ?? 0)}</b> \u00b7 EW <b>${esc(tw.EW ?? 0)}</b> \u00b7 ${esc(st.phase || "")}</div>`;
+}
+
+function connect() {
+  const proto = location.protocol === "https:" ? "wss:" : "ws:";
+  const ws = new WebSocket(`${proto}//${location.host}/ws/broadcast`);
+  ws.onopen = () => { $("#conn").textContent = "live"; $("#conn").classList.add("live"); };
+  ws.onclose = () => {
+    $("#conn").textContent = "reconnecting"; $("#conn").classList.remove("live");
+    setTimeout(connect, 3000);
+  };
+  ws.onmessage = m => {
+    const msg = JSON.parse(m.data);
+    if (msg.type === "hello") {
+      B.delay = msg.delay;
+      B.tables = new Map(msg.tables.map(t => [t.table, t]));
+      pick();
+    } else if (msg.type === "table") {
+      const isNew = !B.tables.has(msg.state.table);
+      B.tables.set(msg.state.table, msg.state);
+      if (isNew) pick(); else if (msg.state.table === B.current) render();
+    }
+  };
+}
+
+window.onhashchange = pick;
+connect();
