@@ -1,0 +1,39 @@
+"""Vira's own event types (documented with examples in ``docs/vira.md``).
+
+Registered on import of :mod:`tablecam.rules.vira`; the :class:`~tablecam.engine.Table`
+imports the engine when it meets the first ``board`` with ``game: "vira"``, so
+a log's Vira events (which always follow that line) are understood.
+"""
+
+from __future__ import annotations
+
+from ...events import register_event_type
+
+GAME = ("vira",)
+
+register_event_type("bid", {"seat": "seat", "bid": "str"}, {"suit": "str"}, games=GAME,
+                    doc="a bid from the bid table by name (e.g. 'Gask på 3', 'Solo 7', 'Turné') or 'pass'")
+register_event_type("contract", {"seat": "seat", "name": "str"}, games=GAME,
+                    doc="the declarer names which gask / köpmisär / solo an unspecified final bid is (A.4)")
+register_event_type("trump", {"seat": "seat", "suit": "str"}, {"cards": "cards"}, games=GAME,
+                    doc="trump choice: S/H/D/C, or 'misar' for a gask played as misär; "
+                        "cards = talong cards turned up for it (turné, vingel)")
+register_event_type("discard", {"seat": "seat", "cards": "cards"}, games=GAME,
+                    doc="cards put away face down before buying (ekartering)")
+register_event_type("buy", {"seat": "seat", "cards": "cards"}, games=GAME,
+                    doc="cards taken from the talong; an empty list = the player buys nothing; "
+                        "this event ends the player's purchase")
+register_event_type("show", {"seat": "seat", "cards": "cards"}, games=GAME,
+                    doc="cards laid face up on the table (open misär, A.7)")
+register_event_type("sit_out", {"seat": "seat"}, games=GAME,
+                    doc="the player who sits out this deal at a four-player table (utkuperad)")
+register_event_type("first_suit", {}, {"card": "card", "suit": "str"}, games=GAME,
+                    doc="högsta färg: the top card of the other pack (or its suit)")
+register_event_type("talong_face_up", {"card": "card"}, games=GAME,
+                    doc="a card found face up in the talong after the dealer put it down (E.9)")
+register_event_type("ruling", {"outcome": "str"}, {"seat": "seat", "note": "str"}, games=GAME,
+                    doc="the table's or director's decision where the rules give a choice: "
+                        "hemma, bet, kodilj, redeal, continue, void")
+register_event_type("settle", {}, {"pinnar": "any", "bets": "any"}, games=GAME,
+                    doc="what the table actually paid: pinnar per seat (+ received) and bets "
+                        "per seat (+ put into the pulla)")

@@ -1,0 +1,134 @@
+"""Build complete, rule-abiding Vira deals as event logs (tests, demos, docs).
+
+A deal is shuffled from a seed, dealt in the SM 2025 order (4, 3, 3, 3 to the
+three active players from forehand, 13 to the talong), bid as scripted, the
+purchase done in order (declarer, then left, then right-hand opponent) and
+the cards played by a simple, legal strategy that asks the engine's own
+``legal_plays`` oracle. Irregular logs in the tests start from these and
+change one line, the way a real table goes wrong once.
+
+>>> evs = complete_deal(7, dealer="N", bids=[("E", "7-spel"), ("S", "pass"), ("N", "pass")], trump="H",
+...                     first_suit="D", buys={"E": 3, "S": 2, "N": 1})
+>>> sum(1 for e in evs if e["type"] == "deal"), sum(1 for e in evs if e["type"] == "play")
+(52, 39)
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterable
+
+from ...cards import Card, Seat, parse_seat, shuffled_deck
+from ...engine import Table
+from ...events import parse_event
+
+
+def deal_order(dealer: str, players: str = "NESW", sit_out: str | None = None) -> list[str]:
+    """Recipients in dealing order (seat letters, then 'talong')."""
+    d = parse_seat(dealer)
+    if sit_out is None and len(players) == 4:
+        sit_out = str(d.rho)
+    active = [str(d.next(i)) for i in (1, 2, 3, 4) if str(d.next(i)) in players and str(d.next(i)) != sit_out][:3]
+    out: list[str] = []
+    for n in (4, 3, 3, 3):
+        for s in active:
+            out += [s] * n
+    return out + ["talong"] * 13
+
+
+def deal_events(seed: int, dealer: str = "N", players: str = "NESW", sit_out: str | None = None,
+                pack: str = "red") -> list[dict[str, Any]]:
+    deck = shuffled_deck(seed)
+    return [{"type": "deal", "to": to, "card": str(c), "source": "shoe"}
+            for to, c in zip(deal_order(dealer, players, sit_out), deck)]
+
+
+def _play_strategy(hand: list[Card], legal: list[Card], trick: list[tuple[Seat, Card]], trump: str | None,
+                   misar: bool) -> Card:
+    """Lead the highest card of the longest suit; follow by winning as cheaply as
+    possible, else throw the lowest. In misär play as low as possible."""
+    rank = lambda c: 12 - c.rank_index  # noqa: E731
+    if misar:
+        return min(legal, key=rank)
+    if not trick:
+        longest = max("SHDC", key=lambda s: (sum(1 for c in legal if c.suit == s), s == trump))
+        return max((c for c in legal if c.suit == longest), key=rank)
+    led = trick[0][1].suit
+
+    def beats(c: Card) -> bool:
+        for _, o in trick:
+            if o.suit == c.suit and rank(o) > rank(c):
+                return False
+            if o.suit == trump and c.suit != trump:
+                return False
+        return c.suit in (led, trump)
+
+    winners = [c for c in legal if beats(c)]
+    if winners:
+        return min(winners, key=lambda c: (c.suit == trump, rank(c)))
+    return min(legal, key=lambda c: (c.suit == trump, rank(c)))
+
+
+def complete_deal(seed: int, dealer: str = "N", bids: Iterable[tuple[str, str]] = (), trump: str | None = None,
+                  first_suit: str | None = None, buys: dict[str, int] | None = None, board: int = 1,
+                  players: str = "NESW", sit_out: str | None = None, pack: str = "red",
+                  contract: str | None = None, show: bool = False, end: bool = True,
+                  extra_board: dict[str, Any] | None = None) -> list[dict[str, Any]]:
+    """A whole legal deal as JSON-ready event dicts (see the module doctest)."""
+    evs: list[dict[str, Any]] = [{"type": "board", "game": "vira", "board": board, "dealer": dealer,
+                                  "players": players, "pack": pack, **(extra_board or {})}]
+    if sit_out:
+        evs[0]["sit_out"] = sit_out
+    if first_suit:
+        evs.append({"type": "first_suit", "suit": first_suit})
+    evs += deal_events(seed, dealer, players, sit_out, pack)
+    declarer = None
+    for seat, bid in bids:
+        evs.append({"type": "bid", "seat": seat, "bid": bid})
+        if bid != "pass":
+            declarer = seat
+    t = Table()
+    for i, e in enumerate(evs):
+        t.apply(parse_event(e, i))
+    b = t.board
+    assert b is not None
+    if contract:
+        evs.append({"type": "contract", "seat": declarer, "name": contract})
+    if trump:
+        evs.append({"type": "trump", "seat": declarer, "suit": trump})
+    for e in evs[len(evs) - (bool(contract) + bool(trump)):]:
+        t.apply(parse_event(e, len(t.board.events)))
+    buys = buys or {}
+    if declarer and buys:
+        order = [parse_seat(declarer)]
+        order += [b.next_active(order[0]), b.next_active(b.next_active(order[0]))]
+        for s in order:
+            k = buys.get(str(s), 0)
+            hand = b.hands[s]
+            rank = lambda c: 12 - c.rank_index  # noqa: E731
+            throw = sorted((c for c in hand if c.suit != b.trump), key=rank)[:k]
+            take = list(b.talong[:k])
+            for e in ({"type": "discard", "seat": str(s), "cards": [str(c) for c in throw]},
+                      {"type": "buy", "seat": str(s), "cards": [str(c) for c in take]}):
+                evs.append(e)
+                t.apply(parse_event(e, len(evs) - 1))
+    if show and declarer:
+        e = {"type": "show", "seat": declarer, "cards": [str(c) for c in b.hands[parse_seat(declarer)]]}
+        evs.append(e)
+        t.apply(parse_event(e, len(evs) - 1))
+    misar = bool(b.contract and b.contract.is_misar)
+    for _ in range(39):
+        seat = b._expected_player() if b.phase == "play" else b.forehand
+        if b.phase != "play" and not any(b.hands.get(s) for s in b.active):
+            break
+        if b.phase == "play" and not b.hands.get(seat):
+            break
+        hand = b.hands[seat]
+        led = b.trick.led_suit() if b.trick is not None and b.trick.cards else None
+        legal = [c for c in hand if c.suit == led] or list(hand) if led else list(hand)
+        card = _play_strategy(hand, legal, b.trick.cards if b.trick else [], b.trump, misar)
+        e = {"type": "play", "seat": str(seat), "card": str(card), "source": "camera"}
+        evs.append(e)
+        t.apply(parse_event(e, len(evs) - 1))
+    if end:
+        evs.append({"type": "end"})
+    return evs
