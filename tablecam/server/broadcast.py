@@ -27,7 +27,7 @@ from typing import Any
 
 from ..engine import Table
 from ..findings import _jsonable
-from .hub import TableHub
+from .hub import TableHub, unjudged_snapshot
 
 PUBLIC_FIELDS = ("game", "board", "dealer", "vulnerable", "phase", "hands", "dealt", "auction", "contract",
                  "declarer", "trump", "trick", "tricks", "tricks_won", "turn")
@@ -88,12 +88,21 @@ class DelayedTable:
         self.table = Table(name=table_id)
         self.cursor = 0
         self.version = 0
+        self.board_event: Any = None
+
+    def apply(self, event: Any) -> None:
+        if event.type == "board":
+            self.board_event = event
+        self.table.apply(event)
 
     def state(self) -> dict[str, Any]:
         b = self.table.board
         out: dict[str, Any] = {"table": self.id}
-        if b is None:
-            out.update({"game": None, "board": None, "phase": "waiting"})
+        if b is None or (self.board_event is not None and b.board_event is not self.board_event):
+            if self.board_event is None:
+                out.update({"game": None, "board": None, "phase": "waiting"})
+            else:
+                out.update(unjudged_snapshot(self.board_event))
             return out
         try:
             snap = _jsonable(b.snapshot())
@@ -152,7 +161,7 @@ class BroadcastView:
                     if e.at > horizon or boards_now < e.board_ordinal + self.delay.boards:
                         break
                     if e.event is not None:
-                        d.table.apply(e.event)
+                        d.apply(e.event)
                     d.cursor += 1
                     moved = True
                 if moved:

@@ -125,6 +125,20 @@ class Alert:
         }
 
 
+def unjudged_snapshot(board_event: Event | None) -> dict[str, Any]:
+    """What is known of a board no engine could judge (unknown game, engine missing).
+
+    The director still sees the table's game, board and dealer; the phase
+    says why nothing more is shown.
+    """
+    if board_event is None:
+        return {"game": None, "board": None, "phase": "idle"}
+    d = board_event.to_dict()
+    out = {k: d.get(k) for k in ("game", "board", "dealer", "vulnerable")}
+    out["phase"] = "unjudged"
+    return out
+
+
 class TableState:
     """One table: the fold (:class:`tablecam.engine.Table`), its log and health."""
 
@@ -140,13 +154,14 @@ class TableState:
         self.health: dict[str, dict[str, Any]] = {}
         self.open_alerts = 0
         self.open_by_severity: dict[str, int] = {}
+        self.board_event: Event | None = None     # the latest ``board`` event, judged or not
 
     # -- views ---------------------------------------------------------------
     def snapshot(self) -> dict[str, Any]:
         """The board in progress (or the last one), as plain JSON."""
         b = self.table.board
-        if b is None:
-            return {"game": None, "board": None, "phase": "idle"}
+        if b is None or (self.board_event is not None and b.board_event is not self.board_event):
+            return unjudged_snapshot(self.board_event)
         try:
             snap = _jsonable(b.snapshot())
         except Exception as e:  # an engine bug must not take the dashboard down
@@ -305,6 +320,7 @@ class TableHub:
             t.last_event_at = now
             if ev is not None and ev.type == "board":
                 t.board_starts.append(index)
+                t.board_event = ev
             if ev is not None and ev.source:
                 src = "camera" if ev.source in ("camera", "vision") else ev.source
                 t.source_seen[src] = now
