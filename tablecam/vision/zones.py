@@ -74,7 +74,8 @@ class CameraConfig:
     white_ratio: float = 1.45
     max_saturation: float = 90.0
     min_card_fraction: float = 0.45
-    min_conf: float = 0.5
+    min_conf: float = 0.25
+    uncertain_below: float = 0.6
     cards_per_trick: int = 4
     zones: list[Zone] = field(default_factory=list)
 
@@ -123,7 +124,8 @@ class CameraConfig:
                 white_ratio=float(s.get("white_ratio", 1.45)),
                 max_saturation=float(s.get("max_saturation", 90)),
                 min_card_fraction=float(s.get("min_card_fraction", 0.45)),
-                min_conf=float(s.get("min_conf", 0.5)),
+                min_conf=float(s.get("min_conf", 0.25)),
+                uncertain_below=float(s.get("uncertain_below", 0.6)),
                 cards_per_trick=int(tr.get("cards_per_trick", 4)),
                 zones=zones,
             )
