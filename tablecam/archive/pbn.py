@@ -299,7 +299,7 @@ def game_record(game: Game, tags: dict[str, str]) -> BoardRecord:
         if v and v != "?":
             info[key] = v
     players = {s: tags[name] for s, name in (("N", "North"), ("E", "East"), ("S", "South"), ("W", "West"))
-               if tags.get(name)}
+               if tags.get(name, "?") not in ("?", "")}
     if players:
         info["players"] = players
     rec.info = info
@@ -388,7 +388,7 @@ def _notes(notes: list[str]) -> dict[str, str]:
     for n in notes:
         m = _NOTE_TAG.match(n)
         if m:
-            out[m.group(1)] = m.group(2)
+            out[m.group(1)] = m.group(2).strip()
     return out
 
 

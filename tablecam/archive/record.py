@@ -379,8 +379,16 @@ def _check_auction(rec: BoardRecord, out: list, index: int, d0: int) -> tuple[li
                               f"Declarer tag from any starting seat; a minimal auction reaching {desc} "
                               f"stands in for it.", "auction_unfit", index))
         return _minimal_auction(d0, want_c, want_d), want_c, want_d, NO_NOTES  # type: ignore[arg-type]
-    out.append(_flaw(rec, f"{_where(rec)}: the recorded auction is incomplete or impossible and the file "
-                          f"names no contract; auction and play are left out.", "auction_unfit", index))
+    calls = rec.calls
+    ended, _, _, legal, _ = _auction(calls, d0)
+    if legal and not ended and calls:
+        out.append(_flaw(rec, f"{_where(rec)}: the recorded auction stops before its end and the file names "
+                              f"no contract; the calls are fed, the play (if any) is left out.",
+                         "auction_incomplete", index))
+        return calls, None, -1, 0
+    out.append(_flaw(rec, f"{_where(rec)}: the recorded auction is impossible (an insufficient bid or a "
+                          f"double that is not allowed, or calls after its end) and the file names no "
+                          f"contract; auction and play are left out.", "auction_unfit", index))
     return None, None, -1, 0
 
 
