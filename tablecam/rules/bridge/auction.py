@@ -61,8 +61,7 @@ class Auction:
     def revert(self, snap: _SNAP, added_key: Any = None) -> None:
         (self.last_bid, self.last_bid_seat, self.dbl, self.passes, self.turn, self.last_caller, n, _) = snap
         for c in self.calls[n:]:
-            if not c[2] or c[2] == "accepted":
-                c[2] = "cancelled"
+            c[2] = "cancelled"
             if len(c) > 3 and c[3] is not None and self.first.get(c[3]) == c[0]:
                 del self.first[c[3]]
 
