@@ -97,6 +97,8 @@ class ViraBoard(BoardEngine):
         self._f4: dict[str, Any] | None = None
         self._may_bid_again: set[Seat] = set()
         self._a1: Finding | None = None
+        self._must_call: dict[Seat, Finding] = {}  # void bids (A.3, A.4) waiting for the player's new call
+        self._flagged: set[tuple[str, str]] = set()  # (rule, seat) flagged once per deal
         # contract
         self.declarer: Seat | None = None
         self.contract: Contract | None = None
@@ -114,7 +116,7 @@ class ViraBoard(BoardEngine):
         self.trick: Trick | None = None
         self.revokes = RevokeTracker("next_trick", id_prefix=f"vira-{self.board}")
         self._revoke_findings: dict[str, Finding] = {}
-        self._out_of_turn: list[tuple[Finding, Seat, Card, int]] = []
+        self._out_of_turn: list[dict[str, Any]] = []
         self.claim: tuple[Seat, int] | None = None
         self.hand_size = self.rules.settings.get("deal", {}).get("hand", 13)
         # outcome
@@ -272,6 +274,10 @@ class ViraBoard(BoardEngine):
         if self.turn is None and self.phase == "bidding":
             self.turn = self.forehand
         is_pass = norm(text) in PASS_WORDS
+        if not is_pass and self.rules.contract(text) is None and not self.rules.is_unspecified_forbidden(text):
+            self.emit(bad_event(f"'{text}' is not in the bid table {self.rules.table_name}; bid ignored.", ev.index,
+                                self.board))
+            return
         if seat not in self.active:
             self.flag("sit_out_interference", "sit_out_interferes", f"{seat} is not an active player in this deal "
                       f"and may not bid; the bid '{text}' is ignored.", ev, seat=seat, status="rectified")
@@ -287,7 +293,13 @@ class ViraBoard(BoardEngine):
             self._real_bid(ev, seat, text)
         self._maybe_end_auction(ev)
 
+    def _resolve_must_call(self, ev: Event, seat: Seat, what: str) -> None:
+        f = self._must_call.pop(seat, None)
+        if f is not None:
+            self.restate(f, "corrected", ev, remedy=f"{seat} {what}.")
+
     def _pass(self, ev: Event, seat: Seat) -> None:
+        self._resolve_must_call(ev, seat, "passed instead")
         pend = self._pending_insufficient.pop(seat, None)
         if pend is not None:
             if pend.extra.get("may_pass"):
@@ -332,7 +344,7 @@ class ViraBoard(BoardEngine):
     def _real_bid(self, ev: Event, seat: Seat, text: str) -> None:
         rules = self.rules
         if rules.is_unspecified_forbidden(text):
-            self.flag("unspecified_bid", "unspecified", f"{seat} bid '{text}' without saying which solomisär; "
+            self._must_call[seat] = self.flag("unspecified_bid", "unspecified", f"{seat} bid '{text}' without saying which solomisär; "
                       "solomisärer cannot be bid unspecified, so the bid is void.", ev, seat=seat,
                       remedy=f"{seat} names a bid from the table or passes.")
             return
@@ -351,7 +363,7 @@ class ViraBoard(BoardEngine):
                       remedy=f"The bid is void; {self.turn} speaks.")
             return
         if not rules.biddable(c):
-            self.flag("bid_not_allowed", "not_biddable", f"{seat} bid {c.name}, which may not be bid in this tournament "
+            self._must_call[seat] = self.flag("bid_not_allowed", "not_biddable", f"{seat} bid {c.name}, which may not be bid in this tournament "
                       "although it is in the bid table; the bid is void.", ev, seat=seat,
                       remedy=f"{seat} makes another bid or passes.")
             return
@@ -359,6 +371,7 @@ class ViraBoard(BoardEngine):
         if eff is None or eff <= self.high_no:
             self._insufficient(ev, seat, c)
             return
+        self._resolve_must_call(ev, seat, f"bid {c.name} instead")
         pend = self._pending_insufficient.pop(seat, None)
         if pend is not None:
             self.restate(pend, "corrected", ev, remedy=f"{seat} corrected to {c.name}.")
@@ -452,7 +465,7 @@ class ViraBoard(BoardEngine):
             return
         if not ok_family or c.no <= self.prev_no or not self.rules.biddable(c):
             prev = self._contract_no(self.prev_no)
-            self.flag("unspecified_contract", "unspecified", f"{ev.seat} named {c.name} for the unspecified "
+            self._a4 = self.flag("unspecified_contract", "unspecified", f"{ev.seat} named {c.name} for the unspecified "
                       f"{h.name.lower()}; it must be a {h.name.lower()} that overcalls {prev}.", ev, seat=ev.seat,
                       options=[m.name for m in self.rules.family_members(h.family)
                                if m.no > self.prev_no and self.rules.biddable(m)])
@@ -556,13 +569,17 @@ class ViraBoard(BoardEngine):
         done = getattr(self, "bought_done", set())
         c = self.contract
         if c is not None and c.purchase and self.declarer not in done:
+            if ("G.5", str(seat)) in self._flagged:
+                return
+            self._flagged.add(("G.5", str(seat)))
             self.flag("purchase_out_of_turn", "defender_purchase", f"Defender {seat} started his purchase before the "
                       f"declarer {self.declarer} had finished his; the declarer is home.", ev, seat=seat,
                       status="established", remedy="The declarer is paid as home (G.5).")
             self.forced.append(Forced(ev.index, "hemma", "G.5"))
             return
         lho = self.next_active(self.declarer)
-        if seat != lho and lho not in done:
+        if seat != lho and lho not in done and ("G.4", str(seat)) not in self._flagged:
+            self._flagged.add(("G.4", str(seat)))
             self.flag("purchase_out_of_turn", "rho_early_purchase", f"{seat}, on the declarer's right, started his "
                       f"purchase before {lho} on the declarer's left had finished; the declarer is home.", ev,
                       seat=seat, status="established", remedy="The declarer is paid as home (G.4).")
@@ -597,12 +614,13 @@ class ViraBoard(BoardEngine):
                 self._set_contract(ev)
         self.phase = "play"
         c = self.contract
-        if c is not None and c.unspecified:
+        if c is not None and c.unspecified and self._a4 is None:
             self._a4 = self.flag("unspecified_contract", "unspecified", f"The final bid was an unspecified "
                                  f"{c.name.lower()}, and the declarer {self.declarer} has not said which one he plays.",
                                  ev, seat=self.declarer, options=[m.name for m in self.rules.family_members(c.family)
                                                                   if m.no > self.prev_no and self.rules.biddable(m)])
-        if c is not None and not c.is_misar and not self.trump_named:
+        if c is not None and not c.is_misar and not self.trump_named and \
+                not any(f.kind == "trump_choice" for f in self.findings):
             self.flag("trump_choice", "trump_choice", f"No trump was named for {c.name} before the first lead.", ev,
                       seat=self.declarer, remedy="The declarer names trump; if the deal cannot go on he pays for a "
                       "lagd hand (G.1-G.2).")
@@ -696,7 +714,7 @@ class ViraBoard(BoardEngine):
                           options=["the card goes back to the hand, play goes on in turn (J.1)",
                                    "the card harmed the other side: the deal is stopped and they are paid the most "
                                    "favourable outcome still possible (J.2)"])
-            self._out_of_turn.append((f, seat, card, number))
+            self._out_of_turn.append({"finding": f, "seat": seat, "card": card, "trick": number, "status": "pending"})
         hand = self.hands.setdefault(seat, [])
         if self.deal.known and card not in hand:
             self.flag("card_not_in_hand", "out_of_turn", f"{seat} played {card}, which is not in his hand.", ev,
@@ -737,11 +755,20 @@ class ViraBoard(BoardEngine):
                                  f"still possible ({outcome}).",
                          remedy=f"Settle as {outcome} for the declarer (J.5).")
             self.forced.append(Forced(r.event, outcome, "J.5"))
-        for f, seat, card, t in self._out_of_turn:
-            if f.status == "pending" and t < number:
-                self.restate(f, "established", ev, remedy="Not corrected before the next trick was turned: play goes "
-                             "on under the present conditions (D.7).")
-        self._out_of_turn = [x for x in self._out_of_turn if x[0].status == "pending" and x[3] >= number]
+        for x in self._out_of_turn:
+            if x["status"] == "pending" and x["trick"] < number:
+                x["status"] = "established"
+                self.restate(x["finding"], "established", ev, remedy="Not corrected before the next trick was turned: "
+                             "play goes on under the present conditions (D.7).")
+        self._out_of_turn = [x for x in self._out_of_turn if x["status"] == "pending"]
+        for fz in self.forced:
+            if fz.outcome == "felekartering_declarer" and number >= 2 and fz.reason == "H.2":
+                fz.reason = "H.2-played-on"
+                for f in reversed(self.findings):
+                    if f.kind == "felekartering" and f.seat == str(self.declarer):
+                        self.restate(f, "established", ev, remedy="Both defenders played on: the deal counts as "
+                                     "with the right number of cards (D.9, D.10).")
+                        break
 
     def _most_favourable(self, offender: Seat, taken: int, trick_no: int) -> str:
         c = self.contract
@@ -768,9 +795,10 @@ class ViraBoard(BoardEngine):
         if r is not None and r.id in self._revoke_findings:
             self.restate(self._revoke_findings[r.id], "corrected", ev, corrected=True,
                          remedy="Taken back in time: the offender plays a card of the suit led (J.4).")
-        for f, s, c, _ in self._out_of_turn:
-            if f.status == "pending" and s == seat and c == card:
-                self.restate(f, "corrected", ev, remedy="The card went back to the hand (J.1).")
+        for x in self._out_of_turn:
+            if x["status"] == "pending" and x["seat"] == seat and x["card"] == card:
+                x["status"] = "corrected"
+                self.restate(x["finding"], "corrected", ev, remedy="The card went back to the hand (J.1).")
         if t.cards:
             t.leader = t.cards[0][0]
 
@@ -846,6 +874,12 @@ class ViraBoard(BoardEngine):
                                 + "; the deal passes to the left.")
             return base
         c, d = self.contract, self.declarer
+        note = ""
+        if c is not None and c.unspecified:
+            low = self.rules.lowest_above(c.family, self.prev_no)
+            if low is not None:
+                note = f" (unspecified {c.name.lower()} never named: settled as {low.name}, the lowest allowed; A.4)"
+                c = low
         if c is None or d is None:
             base.update(outcome="incomplete", rule=f"{prefix} D.10",
                         message="The bidding did not end in a contract; nothing to settle.")
@@ -869,6 +903,7 @@ class ViraBoard(BoardEngine):
             reason = fz.reason
             if fz.outcome == "felekartering_declarer":
                 outcome = "lagd" if not self._played_on() else None
+                reason = "H.3"
                 if outcome is None:
                     reason = "tricks"
             elif fz.outcome == "neither":
@@ -905,10 +940,10 @@ class ViraBoard(BoardEngine):
         base.update(outcome=outcome, pinnar=full, bets=bets, column=COLUMN_NAMES[col], reason=reason, rule=rule,
                     message=f"{d} {word} in {c.name}"
                             + (f" with {taken} tricks" if reason in ("tricks", "claim") else f" ({reason})")
-                            + f": {p or 0} pinnar from/to each of {', '.join(payers)}"
+                            + f": {p or 0} {'pinne' if p == 1 else 'pinnar'} from/to each of {', '.join(payers)}"
                             + (f", {abs(bets[str(d)])} bet{'s' if abs(bets[str(d)]) > 1 else ''} "
                                f"{'from' if bets[str(d)] < 0 else 'into'} the pulla" if bets.get(str(d)) else "")
-                            + ".")
+                            + note + ".")
         return base
 
     def _played_on(self) -> bool:

@@ -5,16 +5,18 @@ when the dealer goes wrong. The expected order, from the ruleset's ``deal``
 entry: clockwise from forehand 4 cards each, then three rounds of 3 to the
 three active players, then the last 13 to the talong.
 
-* a card to the wrong place, a card turned face up while dealing: the
-  dealer's error, seen before the talong is down -> redeal without penalty
-  (E.4);
+* a card turned face up while dealing -> redeal without penalty (E.4);
+* a card to the wrong place in the dealing order: reported (E.2, the dealer
+  is responsible) but harmless if the counts come out right (D.4);
 * the same card twice, or a card whose back (``pack``) is not this deal's
   pack -> a card from the other pack: redeal without penalty whenever it is
   found (E.5);
 * when the deal is over: a hand without 13 cards (E.7: felgiv, each player
   with a wrong count pays a bet, the deal passes on) or a talong without 13
-  (E.8: the dealer pays a bet) -- unless a dealing error above already
-  explains it (then E.4's redeal without penalty applies).
+  (E.8: the dealer pays a bet). The engine cannot see whether the table
+  noticed it before the dealer put the talong down (then E.3/E.4: redeal
+  without penalty); the finding lists that option and a ``ruling`` event
+  with ``outcome: "redeal"`` records it.
 
 How the pack is identified: the ``board`` event's ``pack`` names the pack in
 use for this deal (two packs alternate, told apart by their backs: e.g.
@@ -97,18 +99,18 @@ class DealChecker:
         exp = self.expected()
         want = exp[pos] if pos < len(exp) else None
         got = str(key)
-        if not self.order_error:
-            if want is None:
+        if want is None:
+            if not self.order_error:
                 self.order_error = True
-                self._redeal(ev, "E.4", f"More than {len(exp)} cards were dealt ({card} is card {pos + 1}); the "
-                             "dealer's error is seen before the talong is down: redeal without penalty.",
-                             card=str(card))
-            elif got != want:
-                self.order_error = True
-                who = "the player who sits out" if isinstance(key, Seat) and key not in b.active else got
-                self._redeal(ev, "E.4", f"Card {pos + 1} ({card}) went to {who}, but should have gone to {want}; the "
-                             "dealer's error is seen before the talong is down: redeal without penalty.",
-                             seat=b.dealer, card=str(card), position=pos + 1, expected_to=want, to=got)
+                self._redeal(ev, "E.5", f"More than {len(exp)} cards were dealt ({card} is card {pos + 1}), so the "
+                             "pack holds cards from another pack; redeal without penalty.", card=str(card))
+        elif got != want and not self.order_error:
+            self.order_error = True
+            who = "the player who sits out" if isinstance(key, Seat) and key not in b.active else got
+            b.flag("deal_order", "dealer_responsible", f"Card {pos + 1} ({card}) went to {who} where the dealing "
+                   f"order (4, 3, 3, 3 from forehand) gives it to {want}; harmless if every hand and the talong end "
+                   "with 13 cards (D.4), otherwise see the card counts.", ev, seat=b.dealer, status="info",
+                   card=str(card), position=pos + 1, expected_to=want, to=got)
 
     def _redeal(self, ev: Event, section: str, message: str, seat: Any = None, **extra: Any) -> None:
         b = self.b
@@ -134,9 +136,10 @@ class DealChecker:
         for s in b.active:
             n = len(b.hands.get(s, []))
             if n != hand:
-                remedy = ("Explained by the dealing error above: redeal without penalty (E.4)." if explained else
+                remedy = ("The deal is redealt anyway (see the misdeal above)." if explained else
                           f"Felgiv: {s} pays a bet and the deal passes to the left (E.7).")
-                b.flag("wrong_card_count", "hand_count", f"{s} was dealt {n} cards instead of {hand}.", ev, seat=s,
+                b.flag("wrong_card_count", "hand_count", f"{s} was dealt {n} cards instead of {hand}; felgiv: he pays "
+                       "a bet and the deal passes to the left.", ev, seat=s,
                        count=n, expected=hand, status="established", remedy=remedy,
                        id=f"vira-{b.board}-wrong_card_count-{s}",
                        options=["found before the talong was put down: redeal without penalty (E.4)",
@@ -146,14 +149,15 @@ class DealChecker:
         for s in b.players:
             if s not in b.active and b.hands.get(s):
                 if not explained:
-                    b.flag("wrong_card_count", "sit_out", f"{s}, who sits out, was dealt {len(b.hands[s])} cards.",
+                    b.flag("wrong_card_count", "dealer_responsible", f"{s}, who sits out, was dealt {len(b.hands[s])} cards.",
                            ev, seat=s, count=len(b.hands[s]), expected=0, status="established",
                            id=f"vira-{b.board}-wrong_card_count-{s}")
         n = len(b.talong)
         if n != tal:
-            remedy = ("Explained by the dealing error above: redeal without penalty (E.4)." if explained else
+            remedy = ("The deal is redealt anyway (see the misdeal above)." if explained else
                       f"Felgiv: the dealer {b.dealer} pays a bet and the deal passes to the left (E.8).")
-            b.flag("wrong_card_count", "talong_count", f"The talong holds {n} cards instead of {tal}.", ev,
+            b.flag("wrong_card_count", "talong_count", f"The talong holds {n} cards instead of {tal}; felgiv: the "
+                   f"dealer {b.dealer} pays a bet and the deal passes to the left.", ev,
                    seat="talong", count=n, expected=tal, status="established", remedy=remedy,
                    id=f"vira-{b.board}-wrong_card_count-talong",
                    options=["the dealer counted it before putting it down: redeal without penalty (E.3)",

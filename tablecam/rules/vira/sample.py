@@ -72,15 +72,30 @@ def complete_deal(seed: int, dealer: str = "N", bids: Iterable[tuple[str, str]] 
                   first_suit: str | None = None, buys: dict[str, int] | None = None, board: int = 1,
                   players: str = "NESW", sit_out: str | None = None, pack: str = "red",
                   contract: str | None = None, show: bool = False, end: bool = True,
-                  extra_board: dict[str, Any] | None = None) -> list[dict[str, Any]]:
-    """A whole legal deal as JSON-ready event dicts (see the module doctest)."""
+                  extra_board: dict[str, Any] | None = None, revoke_at: int | None = None,
+                  correct: bool = True, out_of_turn_at: int | None = None,
+                  deck: list[Card] | None = None, buy_order: list[str] | None = None,
+                  turned: int | None = None,
+                  deal_hook: Any = None) -> list[dict[str, Any]]:
+    """A whole legal deal as JSON-ready event dicts (see the module doctest).
+
+    ``buys``: seat -> cards bought (and discarded), or ``(discarded, bought)``.
+    ``revoke_at`` / ``out_of_turn_at``: the trick where one player revokes or
+    leads out of turn (then ``correct``: taken back at once, or left).
+    """
     evs: list[dict[str, Any]] = [{"type": "board", "game": "vira", "board": board, "dealer": dealer,
                                   "players": players, "pack": pack, **(extra_board or {})}]
     if sit_out:
         evs[0]["sit_out"] = sit_out
     if first_suit:
         evs.append({"type": "first_suit", "suit": first_suit})
-    evs += deal_events(seed, dealer, players, sit_out, pack)
+    if deck is None:
+        evs += deal_events(seed, dealer, players, sit_out, pack)
+    else:
+        evs += [{"type": "deal", "to": to, "card": str(c), "source": "shoe"}
+                for to, c in zip(deal_order(dealer, players, sit_out), deck)]
+    if deal_hook is not None:
+        deal_hook([e for e in evs if e["type"] == "deal"])
     declarer = None
     for seat, bid in bids:
         evs.append({"type": "bid", "seat": seat, "bid": bid})
@@ -91,22 +106,32 @@ def complete_deal(seed: int, dealer: str = "N", bids: Iterable[tuple[str, str]] 
         t.apply(parse_event(e, i))
     b = t.board
     assert b is not None
+    if b.declarer is not None:
+        declarer = str(b.declarer)
     if contract:
         evs.append({"type": "contract", "seat": declarer, "name": contract})
     if trump:
         evs.append({"type": "trump", "seat": declarer, "suit": trump})
+        if turned is not None:
+            evs[-1]["cards"] = [str(c) for c in b.talong[:turned]]
     for e in evs[len(evs) - (bool(contract) + bool(trump)):]:
         t.apply(parse_event(e, len(t.board.events)))
     buys = buys or {}
     if declarer and buys:
         order = [parse_seat(declarer)]
         order += [b.next_active(order[0]), b.next_active(b.next_active(order[0]))]
+        if buy_order:
+            order = [parse_seat(x) for x in buy_order]
         for s in order:
             k = buys.get(str(s), 0)
+            nd, nb = k if isinstance(k, tuple) else (k, k)
             hand = b.hands[s]
             rank = lambda c: 12 - c.rank_index  # noqa: E731
-            throw = sorted((c for c in hand if c.suit != b.trump), key=rank)[:k]
-            take = list(b.talong[:k])
+            if b.contract is not None and b.contract.is_misar:
+                throw = sorted(hand, key=rank, reverse=True)[:nd]
+            else:
+                throw = sorted((c for c in hand if c.suit != b.trump), key=rank)[:nd]
+            take = list(b.talong[:nb])
             for e in ({"type": "discard", "seat": str(s), "cards": [str(c) for c in throw]},
                       {"type": "buy", "seat": str(s), "cards": [str(c) for c in take]}):
                 evs.append(e)
@@ -115,20 +140,47 @@ def complete_deal(seed: int, dealer: str = "N", bids: Iterable[tuple[str, str]] 
         e = {"type": "show", "seat": declarer, "cards": [str(c) for c in b.hands[parse_seat(declarer)]]}
         evs.append(e)
         t.apply(parse_event(e, len(evs) - 1))
-    misar = bool(b.contract and b.contract.is_misar)
-    for _ in range(39):
-        seat = b._expected_player() if b.phase == "play" else b.forehand
-        if b.phase != "play" and not any(b.hands.get(s) for s in b.active):
-            break
-        if b.phase == "play" and not b.hands.get(seat):
-            break
-        hand = b.hands[seat]
-        led = b.trick.led_suit() if b.trick is not None and b.trick.cards else None
-        legal = [c for c in hand if c.suit == led] or list(hand) if led else list(hand)
-        card = _play_strategy(hand, legal, b.trick.cards if b.trick else [], b.trump, misar)
-        e = {"type": "play", "seat": str(seat), "card": str(card), "source": "camera"}
+    misar = bool(b.contract and (b.contract.is_misar or b.playing_misar))
+
+    def emit(e: dict[str, Any]) -> None:
         evs.append(e)
         t.apply(parse_event(e, len(evs) - 1))
+
+    done_revoke = done_oot = False
+    for _ in range(60):
+        if b.phase == "play":
+            seat = b._expected_player()
+        else:
+            seat = b.forehand
+        if not b.hands.get(seat):
+            break
+        hand = b.hands[seat]
+        cur = b.trick.cards if b.trick is not None else []
+        led = cur[0][1].suit if cur else None
+        number = len(b.tricks) + 1
+        legal = [c for c in hand if c.suit == led] if led else list(hand)
+        legal = legal or list(hand)
+        card = _play_strategy(hand, legal, cur, b.trump, misar)
+        if out_of_turn_at is not None and number >= out_of_turn_at and not cur and not done_oot:
+            done_oot = True
+            wrong = b.next_active(seat)
+            bad = _play_strategy(b.hands[wrong], list(b.hands[wrong]), [], b.trump, misar)
+            emit({"type": "play", "seat": str(wrong), "card": str(bad), "source": "camera"})
+            if correct:
+                emit({"type": "retract", "seat": str(wrong), "card": str(bad), "source": "camera"})
+            else:
+                continue
+        if revoke_at is not None and number >= revoke_at and cur and not done_revoke:
+            others = [c for c in hand if c.suit != led]
+            if led and others and len(legal) < len(hand) and legal and legal[0].suit == led:
+                done_revoke = True
+                bad = min(others, key=lambda c: 12 - c.rank_index)
+                emit({"type": "play", "seat": str(seat), "card": str(bad), "source": "camera"})
+                if correct:
+                    emit({"type": "retract", "seat": str(seat), "card": str(bad), "source": "operator"})
+                else:
+                    continue
+        emit({"type": "play", "seat": str(seat), "card": str(card), "source": "camera"})
     if end:
         evs.append({"type": "end"})
     return evs
