@@ -192,6 +192,7 @@ int main(int argc, char **argv)
     unsigned long iter = 0;
     int state = cpu_Running;
     uint32_t flags = 0;
+    int levels_set = 0;
 
     if (argc < 2) {
         fprintf(stderr, "usage: %s shoe.elf\n", argv[0]);
@@ -243,7 +244,17 @@ int main(int argc, char **argv)
             if (sim > wall + 2000u)
                 usleep((useconds_t)(sim - wall));
         }
-        run_actions();
+        if (!levels_set && sim_us() > 20000u) {
+            /* hal_init() wrote PORTE/PORTG (pull-ups), which resets simavr's idea
+             * of the input pins: drive them again once the firmware is up. */
+            avr_raise_irq(button, 0);
+            avr_raise_irq(button, 1);
+            avr_raise_irq(pack, 1);
+            avr_raise_irq(pack, 0);
+            levels_set = 1;
+        }
+        if (levels_set)
+            run_actions();
     }
     uart_pty_stop(&pty);
     return 0;

@@ -85,7 +85,7 @@ size_t frame_encode(const struct frame *f, uint8_t *wire);
 enum proto_result frame_unpack(const uint8_t *raw, size_t len, struct frame *f);
 enum proto_result frame_decode(const uint8_t *body, size_t len, struct frame *f);
 const char *proto_result_name(enum proto_result r);
-uint8_t proto_min_payload(uint8_t type);
+int proto_payload_len(uint8_t type); /* exact payload length in version 1, -1 = unknown type */
 
 /* Stream decoder: feed bytes one at a time. */
 struct stream_decoder {

@@ -97,7 +97,10 @@ void shoe_handle_host_frame(struct shoe *sh, const struct frame *f)
 {
     switch (f->type) {
     case MSG_ACK:
-        ring_ack(&sh->ring, get_u16(f->payload));
+        /* An ACK of frames not sent yet is a stale one from before a reboot:
+         * obeying it would throw away frames the host has not seen. */
+        if ((uint16_t)(get_u16(f->payload) - sh->next_seq) >= 0x8000u)
+            ring_ack(&sh->ring, get_u16(f->payload));
         break;
     case MSG_RESEND:
         start_resend(sh, get_u16(f->payload));

@@ -239,7 +239,7 @@ def unpack_frame(raw: bytes) -> Frame:
     if ver != PROTOCOL_VERSION:
         raise FrameError("version", f"version {ver}", raw)
     frame = Frame(typ, seq, t, bytes(raw[HEADER_LEN:-2]), ver, bytes(raw))
-    if typ in _PAYLOAD_LEN and len(frame.payload) < _PAYLOAD_LEN[typ]:
+    if typ in _PAYLOAD_LEN and len(frame.payload) != _PAYLOAD_LEN[typ]:
         raise FrameError("length", f"{frame.name} payload {len(frame.payload)} bytes", raw)
     return frame
 
@@ -259,12 +259,15 @@ JOKER_CODES = (52, 53, 54)
 NO_CARD = 0xFF
 
 _PAYLOAD_LEN = {
-    MsgType.HELLO: 10, MsgType.CARD: 4, MsgType.CARD_UNREADABLE: 3, MsgType.SHOE_EMPTY: 2,
+    MsgType.HELLO: 11, MsgType.CARD: 4, MsgType.CARD_UNREADABLE: 3, MsgType.SHOE_EMPTY: 2,
     MsgType.SHOE_LOADED: 1, MsgType.HEARTBEAT: 4, MsgType.ERROR: 3, MsgType.ACK: 2,
     MsgType.RESEND: 2, MsgType.RESET: 0, MsgType.SET_TIME: 4,
 }
-"""Minimum payload length per type (longer payloads are allowed: later
-protocol revisions may append fields, old readers ignore them)."""
+"""Exact payload length per type in protocol version 1. Being strict costs
+nothing (a later revision that adds fields bumps the version byte) and makes
+every single dropped byte, and every pair of frames merged by a lost
+delimiter, fail the length check even in the 1 in 65536 case where the CRC
+would happen to match."""
 
 
 def card_code(card: Any) -> int:
@@ -334,7 +337,7 @@ def parse_payload(frame: Frame) -> dict[str, Any]:
     if t == MsgType.HELLO:
         proto, fw_major, fw_minor, shoe_id, boot, pack = struct.unpack_from("<BBBIHB", p)
         return {"protocol": proto, "firmware": f"{fw_major}.{fw_minor}", "shoe_id": shoe_id,
-                "boot": boot, "pack": pack, "reset_cause": p[10] if len(p) > 10 else 0}
+                "boot": boot, "pack": pack, "reset_cause": p[10]}
     if t == MsgType.CARD:
         return {"card": card_name(p[0]), "code": p[0], "confidence": p[1], "flags": p[2],
                 "kitty": bool(p[2] & FLAG_KITTY), "face_up": bool(p[2] & FLAG_FACE_UP), "pack": p[3]}
