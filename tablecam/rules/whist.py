@@ -1,0 +1,845 @@
+"""Es-makker whist (Danish): one deal as a fold over events.
+
+Source: ``shared/rules/esmakker-whist-regler.da.txt``. It has no numbered
+paragraphs, so findings cite its section headings
+(``Es-makker whist: Kortgivningen``, ``... : Jernhånd``, ...). The rule table
+(bid ladder, påhæng and their order for the session, nolo contracts, the
+points table) is ``config/whist/<name>.json``; the points table there is a
+marked guess because the club's table is not public.
+
+The deal, in events (see ``docs/whist.md``)::
+
+    board (game whist, dealer)   -> 55 x deal (13 to each seat, 3 to "kitty",
+                                    never two kitty cards in a row, never the last)
+    call ... ("7", "8 vip", "sol", "gå med", "pas") -> the duel auction
+    partner_ace (declarer names an ace), trump (suit or N)
+    kitty_take / kitty_give       -> the exchange
+    play ...                       -> end
+
+Why the auction is a duel: the text's examples ("meldingen går tilbage til
+Spiller 1/2") show that when a bid is beaten the player who was beaten
+answers next, and only then does the next player in turn get a say. A
+player who passes or goes along ("gå med") has no further say.
+
+>>> r = default_rules()
+>>> str(parse_bid("8 vip", r)), str(parse_bid("solo nolo", r)), parse_bid("gå med", r)
+('8 vip', 'ren sol', 'join')
+>>> bid_key(parse_bid("9", r), r) < bid_key(parse_bid("sol", r), r) < bid_key(parse_bid("9 vip", r), r)
+True
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from ..cards import Card, Seat
+from ..engine import BoardEngine
+from ..events import Event, register_event_type
+from ..findings import Finding, bad_event
+from .pidro import parse_suit  # noqa: F401  (also registers the shared trump / redeal events)
+from .tricks import RevokeTracker, Trick, load_ruleset, plain_suit, trick_winner
+
+GAME = "whist"
+RULE = "Es-makker whist"
+
+register_event_type("partner_ace", {"seat": "seat", "card": "card"}, games=("whist",),
+                    doc="the declarer names the ace whose holder becomes his partner (Valg af Trumf og Makker-es)")
+register_event_type("kitty_take", {"seat": "seat", "card": "card"}, games=("whist",),
+                    doc="a player takes one card from the kitty (Byttekort)")
+register_event_type("kitty_give", {"seat": "seat", "card": "card"}, games=("whist",),
+                    doc="a player puts one card from hand into the kitty (Byttekort)")
+register_event_type("turn_kitty", {"card": "card"}, optional={"seat": "seat"}, games=("whist",),
+                    doc="vip: one kitty card turned face up to show a trump suit (Påhæng: Vip)")
+register_event_type("jernhand", {"seat": "seat"}, games=("whist",),
+                    doc="a player claims jernhånd: 13 cards without court cards, aces or jokers")
+
+
+def default_rules() -> dict[str, Any]:
+    return load_ruleset(GAME, None, "whistklubben")
+
+
+@dataclass(frozen=True)
+class Bid:
+    """A rung of the ladder, with the påhæng for a "+" rung (``8+`` with ``vip`` is "8 vip")."""
+
+    rung: str
+    paahaeng: str | None = None
+
+    def __str__(self) -> str:
+        if self.paahaeng:
+            return f"{self.rung.rstrip('+')} {self.paahaeng}"
+        return self.rung
+
+    @property
+    def is_plus(self) -> bool:
+        return self.rung.endswith("+")
+
+
+_ALIASES = {"staerke": "stærke", "stærk": "stærke", "bordlaegger": "bordlægger", "solo nolo": "ren sol",
+            "nolo": "ren sol", "ren bordlaegger": "ren bordlægger", "solo": "sol"}
+
+
+def parse_bid(text: Any, rules: dict[str, Any]) -> Bid | str | None:
+    """A call: a :class:`Bid`, ``"pass"``, ``"join"`` (gå med), or None if unknown."""
+    if not isinstance(text, str):
+        return None
+    t = " ".join(text.strip().lower().replace("-", " ").split())
+    if t in ("p", "pas", "pass", "passe"):
+        return "pass"
+    if t in ("gå med", "ga med", "gaa med", "med", "join"):
+        return "join"
+    t = _ALIASES.get(t, t)
+    ladder: list[str] = rules["ladder"]
+    if t in ladder and not t.endswith("+"):
+        return Bid(t)
+    parts = t.split()
+    if len(parts) == 2 and parts[0].isdigit():
+        p = _ALIASES.get(parts[1], parts[1])
+        if p in rules["paahaeng"] and f"{parts[0]}+" in ladder:
+            return Bid(f"{parts[0]}+", p)
+    return None
+
+
+def bid_key(bid: Bid, rules: dict[str, Any]) -> tuple[int, int]:
+    """Order of bids: the ladder rung, then the session's påhæng order inside a "+" rung."""
+    sub = rules["paahaeng_order"].index(bid.paahaeng) + 1 if bid.paahaeng else 0
+    return (rules["ladder"].index(bid.rung), sub)
+
+
+def is_nolo(bid: Bid | None, rules: dict[str, Any]) -> bool:
+    return bid is not None and bid.rung in rules["nolo"]
+
+
+def tricks_needed(bid: Bid) -> int:
+    return int(bid.rung.rstrip("+"))
+
+
+def joinable(bid: Bid, rules: dict[str, Any]) -> bool:
+    """"Gå med" is possible on nolo bids and on vip (Gå med på en melding)."""
+    return bid.rung in rules["nolo"] or bool(bid.paahaeng and rules["paahaeng"][bid.paahaeng].get("joinable"))
+
+
+def is_jernhand(cards: list[Card]) -> bool:
+    """13 cards with no court card (K Q J), no ace and no joker (Jernhånd)."""
+    return len(cards) == 13 and all(not c.is_joker and c.rank not in "AKQJ" for c in cards)
+
+
+class WhistBoard(BoardEngine):
+    """One es-makker whist deal; every irregularity the text names becomes a finding."""
+
+    game = GAME
+
+    def __init__(self, board_event: Event, ruleset: dict[str, Any] | None = None) -> None:
+        super().__init__(board_event, ruleset)
+        raw = board_event.raw or {}
+        self._pending: list[Finding] = []
+        name = (ruleset or {}).get("name") or raw.get("ruleset")
+        try:
+            self.rules = load_ruleset(GAME, name if isinstance(name, str) else None, "whistklubben", ruleset)
+            self._check_rules()
+        except (ValueError, KeyError, TypeError) as e:
+            self.rules = default_rules()
+            self._pending.append(bad_event(f"Whist rule table unusable ({e}); using the Whistklubben default.",
+                                           board_event.index, self.board))
+        dealer = board_event.get("dealer")
+        if dealer is None:
+            dealer = Seat.N
+            self._pending.append(bad_event("The board event names no dealer; assuming North deals.",
+                                           board_event.index, self.board))
+        self.dealer: Seat = dealer
+        self.forhaand = dealer.next()
+        self._reset_deal()
+        self._reset_auction()
+        self.partner_ace: Card | None = None
+        self.trump: str | None = None
+        self.trump_named = False
+        self.turned: list[Card] = []
+        self.exchanges: list[tuple[Seat, str, Card]] = []
+        self.play_started = False
+        self.tricks: list[Trick] = []
+        self.trick: Trick | None = None
+        self.partner: Seat | None = None
+        self.ace_trick: int | None = None  # the trick in which the ace's suit was first led
+        self.revokes = RevokeTracker("next_trick", id_prefix=f"whist-{self.board}",
+                                     exempt=lambda c: c.is_joker)
+        self._ace_duty: Finding | None = None
+        self.claimed: int | None = None
+        self.lost_at: int | None = None
+
+    def _check_rules(self) -> None:
+        order = self.rules["paahaeng_order"]
+        if sorted(order) != sorted(self.rules["paahaeng"]):
+            raise ValueError(f"paahaeng_order {order} must list each påhæng once")
+        for p, place in self.rules.get("paahaeng_fixed_places", {}).items():
+            if order.index(p) + 1 != place:
+                raise ValueError(f"{p} must be at place {place} of the påhæng order (Påhæng)")
+
+    def _fid(self, *parts: Any) -> str:
+        return "-".join([f"whist-{self.board}"] + [str(p) for p in parts])
+
+    def _finding(self, kind: str, section: str, message: str, ev: Event | None, **kw: Any) -> Finding:
+        extra = kw.pop("extra", {})
+        return self.emit(Finding(kind, rule=f"{RULE}: {section}", message=message, board=self.board,
+                                 event=ev.index if ev else None, extra=extra, **kw))
+
+    def _restep(self, f: Finding, status: str, message: str, ev: Event | None) -> Finding:
+        """Re-emit a finding with the same id at its next lifecycle step."""
+        return self.emit(Finding(f.kind, f.rule, message, self.board, ev.index if ev else None, f.seat, f.trick,
+                                 status=status, options=list(f.options), remedy=f.remedy, id=f.id,
+                                 extra=dict(f.extra)))
+
+    # -- the deal (Kortgivningen, Jernhånd, Omblanding) ------------------------
+    def _reset_deal(self) -> None:
+        self.hands: dict[Seat, list[Card]] = {s: [] for s in Seat}
+        self.dealt: dict[Seat, list[Card]] = {s: [] for s in Seat}
+        self.kitty: list[Card] = []
+        self.dealt_kitty: list[Card] = []
+        self.seen: dict[Card, int] = {}
+        self.deal_count = 0
+        self.last_to: Seat | str | None = None
+        self.last_seat: Seat | None = None
+        self.last_deal_event: Event | None = None
+        self.deal_closed = False
+        self.order_flagged = False
+        self.kitty_row_flagged = False
+
+    def _misdeal(self, why: str, ev: Event | None, fid: str, **extra: Any) -> Finding:
+        return self._finding("misdeal", "Kortgivningen", why, ev, seat=str(self.dealer), status="pending",
+                             options=["redeal"], remedy="Omblanding: the cards are shuffled and dealt again.",
+                             id=fid, extra=extra)
+
+    def _on_deal(self, ev: Event) -> list[Finding]:
+        out: list[Finding] = []
+        card: Card = ev.card
+        to = ev.get("to")
+        total = 52 + int(self.rules["deal"]["jokers"])
+        n = self.seen.get(card, 0) + 1
+        self.seen[card] = n
+        if n > (int(self.rules["deal"]["jokers"]) if card.is_joker else 1):
+            what = f"a joker number {n}; the pack has {self.rules['deal']['jokers']}" if card.is_joker else \
+                "it was already dealt in this board"
+            out.append(self._finding("duplicate_card", "Kortgivningen", f"{card} was dealt to {to} but {what}.",
+                                     ev, status="pending", options=["find the stray card", "redeal"],
+                                     id=self._fid("duplicate", card, ev.index), extra={"card": str(card)}))
+        self.deal_count += 1
+        if to == "talong":
+            to = "kitty"
+        if to == "kitty":
+            if self.last_to == "kitty" and not self.kitty_row_flagged:
+                self.kitty_row_flagged = True
+                out.append(self._misdeal("Two cards in a row went to the kitty; only one kitty card may be laid "
+                                         "between cards to the hands.", ev, self._fid("misdeal", "kitty-row")))
+            self.kitty.append(card)
+            self.dealt_kitty.append(card)
+            if self.deal_count == total:
+                out.append(self._misdeal("The last card of the deal went to the kitty; it must go to a hand.",
+                                         ev, self._fid("misdeal", "kitty-last")))
+        else:
+            # clockwise from the dealer's left; a packet may hold several cards to the same seat
+            allowed = [self.forhaand] if self.last_seat is None else [self.last_seat, self.last_seat.next()]
+            if to not in allowed and not self.order_flagged:
+                self.order_flagged = True
+                out.append(self._finding(
+                    "deal_out_of_order", "Kortgivningen", f"{card} went to {to} out of the clockwise order "
+                    f"(expected {allowed[-1]}); cards are always dealt clockwise from the dealer's left.", ev,
+                    seat=str(self.dealer), status="pending",
+                    options=["correct the hands (Omblanding: no redeal once corrected)",
+                             "redeal, if asked before anyone looked at their cards"],
+                    id=self._fid("order"), extra={"expected_seat": str(allowed[-1])}))
+            self.hands[to].append(card)
+            self.dealt[to].append(card)
+            self.last_seat = to
+        self.last_to = to
+        self.last_deal_event = ev
+        return out
+
+    def _close_deal(self, ev: Event) -> list[Finding]:
+        if self.deal_closed or not self.deal_count:
+            self.deal_closed = True
+            return []
+        self.deal_closed = True
+        out: list[Finding] = []
+        total = 52 + int(self.rules["deal"]["jokers"])
+        last = self.last_deal_event
+        if self.last_to == "kitty" and self.deal_count != total:
+            out.append(self._misdeal("The last card of the deal went to the kitty; it must go to a hand.", last,
+                                     self._fid("misdeal", "kitty-last")))
+        k = int(self.rules["deal"]["kitty"])
+        if len(self.kitty) != k:
+            out.append(self._misdeal(f"The kitty holds {len(self.kitty)} cards instead of {k}.", ev,
+                                     self._fid("misdeal", "kitty-count"), count=len(self.kitty), expected=k))
+        each = int(self.rules["deal"]["cards_each"])
+        for s in Seat:
+            if len(self.dealt[s]) != each:
+                out.append(self._finding("wrong_card_count", "Kortgivningen",
+                                         f"{s} was dealt {len(self.dealt[s])} cards instead of {each}.", ev,
+                                         seat=str(s), status="pending",
+                                         options=["correct the hand (Omblanding)", "redeal"],
+                                         id=self._fid("count", s),
+                                         extra={"count": len(self.dealt[s]), "expected": each}))
+            elif is_jernhand(self.dealt[s]):
+                out.append(self._finding("jernhand", "Jernhånd", f"{s} holds jernhånd (no ace, court card or "
+                                         "joker) and may have the deal restarted.", ev, seat=str(s),
+                                         status="info", options=["declare jernhånd: redeal", "play the cards"],
+                                         id=self._fid("jernhand", s)))
+        return out
+
+    def _on_jernhand(self, ev: Event) -> list[Finding]:
+        seat = ev.seat
+        if is_jernhand(self.hands[seat]) or is_jernhand(self.dealt[seat]):
+            return []
+        return [self._finding("false_jernhand", "Jernhånd", f"{seat} claimed jernhånd but holds an ace, a court "
+                              "card or a joker.", ev, seat=str(seat), status="pending",
+                              options=["play on with the cards as dealt"], id=self._fid("falsejern", seat))]
+
+    def _on_redeal(self, ev: Event) -> list[Finding]:
+        out = []
+        for f in list(self.findings):
+            if f.kind in ("misdeal", "wrong_card_count", "duplicate_card", "deal_out_of_order", "false_jernhand") \
+                    and f.status == "pending" and f.id:
+                out.append(self._restep(f, "rectified", f"Redealt: {f.message}", ev))
+        self._reset_deal()
+        self._reset_auction()
+        return out
+
+    # -- the auction (Afgivelse af meldinger, Gå med, Nolomeldinger, Påhæng) -----
+    def _reset_auction(self) -> None:
+        self.calls: list[tuple[Seat, str]] = []
+        self.queue: list[Seat] = [self.forhaand.next(i) for i in range(4)]
+        self.holder: Seat | None = None
+        self.high: Bid | None = None
+        self.due: Seat | None = None  # the beaten holder, who must answer
+        self.out: set[Seat] = set()
+        self.joined: list[Seat] = []  # players gone along with the current high bid, in order
+        self.auction_over = False
+        self.passed_out = False
+
+    def next_to_call(self) -> Seat | None:
+        if self.auction_over:
+            return None
+        if self.due is not None:
+            return self.due
+        return self.queue[0] if self.queue else None
+
+    def _on_call(self, ev: Event) -> list[Finding]:
+        out: list[Finding] = []
+        seat: Seat = ev.seat
+        call = parse_bid(ev.get("call"), self.rules)
+        if call is None:
+            return [bad_event(f"Whist call {ev.get('call')!r} is not on the bid ladder; skipped.", ev.index,
+                              self.board)]
+        if self.auction_over:
+            return [self._finding("call_after_auction", "Afgivelse af meldinger", f"{seat} called '{call}' after "
+                                  "the auction was over; ignored.", ev, seat=str(seat), status="info")]
+        if seat in self.out:
+            return [self._finding("call_after_pass", "Gå med på en melding", f"{seat} called '{call}' after "
+                                  "passing or going along; such a player has no further say. Ignored.", ev,
+                                  seat=str(seat), status="pending", id=self._fid("afterpass", seat, ev.index))]
+        expected = self.next_to_call()
+        if seat != expected:
+            out.append(self._finding("call_out_of_turn", "Afgivelse af meldinger", f"{seat} called before "
+                                     f"{expected}; the bidding goes clockwise from forhånd. Recorded.", ev,
+                                     seat=str(seat), status="pending", options=["accept the call", "cancel it"],
+                                     id=self._fid("oot", seat, ev.index), extra={"expected_seat": str(expected)}))
+        if seat in self.queue:
+            self.queue.remove(seat)
+        self.calls.append((seat, str(call)))
+        if call == "pass" or call == "join":
+            if call == "join":
+                if self.high is None or not joinable(self.high, self.rules):
+                    what = f"'{self.high}'" if self.high else "no bid"
+                    out.append(self._finding("invalid_join", "Gå med på en melding", f"{seat} went along with "
+                                             f"{what}; only nolo bids and vip can be joined. Counted as a pass.",
+                                             ev, seat=str(seat), status="established",
+                                             id=self._fid("join", seat, ev.index)))
+                else:
+                    self.joined.append(seat)
+            self.out.add(seat)
+            if seat == self.due:
+                self.due = None
+            if seat == self.holder:  # the holder passed his own bid (out of turn): the bid lapses
+                self.holder, self.high = None, None
+        else:
+            assert isinstance(call, Bid)
+            if self.high is not None and bid_key(call, self.rules) <= bid_key(self.high, self.rules):
+                out.append(self._finding("insufficient_bid", "Afgivelse af meldinger", f"{seat} bid '{call}', "
+                                         f"which does not beat '{self.high}'; a bid can only be beaten by a "
+                                         "higher one. Counted as a pass.", ev, seat=str(seat),
+                                         status="established", options=[f"bid higher than '{self.high}'", "pass"],
+                                         id=self._fid("insufficient", seat, ev.index),
+                                         extra={"bid": str(call), "high_bid": str(self.high)}))
+                self.out.add(seat)
+                if seat == self.due:
+                    self.due = None
+            else:
+                if self.holder is not None and self.holder != seat:
+                    self.due = self.holder
+                elif seat == self.due:
+                    self.due = None
+                self.holder, self.high = seat, call
+                self.joined = []
+        if self.next_to_call() is None:
+            out += self._end_auction(ev)
+        return out
+
+    def _end_auction(self, ev: Event) -> list[Finding]:
+        self.auction_over = True
+        if self.high is None:
+            self.passed_out = True
+            return [self._finding("passed_out", "Afgivelse af meldinger", "Everyone passed; the round is "
+                                  "restarted with a new deal.", ev, status="info", options=["redeal"])]
+        return []
+
+    @property
+    def declarer(self) -> Seat | None:
+        return self.holder
+
+    def soloists(self) -> list[Seat]:
+        """Nolo: the declarer and everyone who went along, each playing alone."""
+        if not is_nolo(self.high, self.rules) or self.holder is None:
+            return []
+        return [self.holder] + [s for s in self.joined if s != self.holder]
+
+    # -- partner ace, trump, kitty (Valg af Trumf og Makker-es, Påhæng, Byttekort) --
+    def _need_auction_end(self, ev: Event) -> list[Finding]:
+        out = self._close_deal(ev)
+        if not self.auction_over and self.high is not None:
+            out.append(self._finding("auction_incomplete", "Afgivelse af meldinger", f"'{ev.type}' came before "
+                                     f"the auction ended; '{self.high}' by {self.holder} is taken as the final "
+                                     "bid.", ev, status="info"))
+            self.auction_over = True
+        return out
+
+    def _on_partner_ace(self, ev: Event) -> list[Finding]:
+        out = self._need_auction_end(ev)
+        card: Card = ev.card
+        sec = "Valg af Trumf og Makker-es"
+        if is_nolo(self.high, self.rules):
+            return out + [self._finding("partner_ace_in_nolo", "Nolomeldinger", f"{ev.seat} named {card} as "
+                                        f"partner ace, but '{self.high}' is played alone. Ignored.", ev,
+                                        seat=str(ev.seat), status="info")]
+        vip = self.high is not None and self.high.paahaeng == "vip"
+        if ev.seat != self.holder and not vip:
+            out.append(self._finding("partner_ace_by_wrong_player", sec, f"{ev.seat} named the partner ace but "
+                                     f"{self.holder} won the auction.", ev, seat=str(ev.seat), status="pending",
+                                     id=self._fid("aceseat", ev.index)))
+        if card.is_joker or card.rank != "A":
+            out.append(self._finding("partner_ace_not_an_ace", sec, f"{ev.seat} named {card}; the partner is "
+                                     "chosen by naming an ace.", ev, seat=str(ev.seat), status="pending",
+                                     id=self._fid("notace", ev.index)))
+            return out
+        if self.trump_named and self.high is not None and self.high.paahaeng == "halve" and \
+                card.suit == self.trump:
+            out += self._halve_clash(ev)
+        self.partner_ace = card
+        return out
+
+    def _halve_clash(self, ev: Event) -> list[Finding]:
+        return [self._finding("wrong_trump", "Påhæng", f"With halve the trump must differ from the partner "
+                              f"ace's suit ({self.partner_ace or ''}).", ev, seat=str(ev.seat), status="pending",
+                              id=self._fid("halve", ev.index))]
+
+    def _ace_holder(self) -> Seat | None:
+        if self.partner_ace is None:
+            return None
+        for s in Seat:
+            if self.partner_ace in self.hands[s]:
+                return s
+        return None
+
+    def _on_turn_kitty(self, ev: Event) -> list[Finding]:
+        out = self._need_auction_end(ev)
+        self.turned.append(ev.card)
+        if self.high is None or self.high.paahaeng != "vip":
+            out.append(self._finding("kitty_turned", "Påhæng", f"A kitty card ({ev.card}) was turned up but the "
+                                     "contract is not vip.", ev, status="info"))
+        elif len(self.turned) > int(self.rules["deal"]["kitty"]):
+            out.append(bad_event("More kitty cards turned than the kitty holds; recorded.", ev.index, self.board))
+        return out
+
+    def _on_trump(self, ev: Event) -> list[Finding]:
+        text = str(ev.get("suit")).strip().lower()
+        suit = None if text in ("n", "nt", "sans", "none", "-", "uden") else parse_suit(text)
+        if suit is None and text not in ("n", "nt", "sans", "none", "-", "uden"):
+            return [bad_event(f"Unknown trump {ev.get('suit')!r}; expected S, H, D, C or N.", ev.index,
+                              self.board)]
+        out = self._need_auction_end(ev)
+        self.trump, self.trump_named = suit, True
+        seat, bid = ev.seat, self.high
+        sec = "Påhæng"
+        if bid is None:
+            return out
+        if is_nolo(bid, self.rules):
+            if suit is not None:
+                out.append(self._finding("wrong_trump", "Nolomeldinger", f"'{bid}' is played without trump; "
+                                         f"{suit} was named.", ev, seat=str(seat), status="pending",
+                                         id=self._fid("trump", ev.index)))
+                self.trump = None
+            return out
+        how = self.rules["paahaeng"].get(bid.paahaeng, {}).get("trump", "declarer") if bid.paahaeng else "declarer"
+        if how == "kitty":  # vip: the player who accepts the turned suit wins the contract
+            if seat != self.holder and seat not in self.joined:
+                out.append(self._finding("trump_by_wrong_player", sec, f"{seat} accepted the vip trump but is not "
+                                         "in the vip.", ev, seat=str(seat), status="pending",
+                                         id=self._fid("trumpseat", ev.index)))
+            elif seat != self.holder:
+                self.holder = seat  # Vip: the one who accepts the trump wins the bid
+            if self.turned:
+                shown = self.turned[-1]
+                want = None if shown.is_joker else shown.suit
+                if want != suit:
+                    out.append(self._finding("wrong_trump", sec, f"The last turned kitty card is {shown}, so the "
+                                             f"trump is {want or 'none (joker)'}, not {suit or 'none'}.", ev,
+                                             seat=str(seat), status="pending", id=self._fid("trump", ev.index)))
+            return out
+        if how == "partner":  # halve: the ace's holder names trump, not the ace's suit
+            holder = self._ace_holder() or self.holder
+            if seat != holder:
+                out.append(self._finding("trump_by_wrong_player", sec, f"With halve the partner ({holder}) names "
+                                         f"the trump, not {seat}.", ev, seat=str(seat), status="pending",
+                                         id=self._fid("trumpseat", ev.index)))
+            if self.partner_ace is not None and suit == self.partner_ace.suit:
+                out += self._halve_clash(ev)
+            return out
+        if how in ("S", "H", "D", "C") or how is None:
+            if suit != how:
+                out.append(self._finding("wrong_trump", sec, f"'{bid}' is played with "
+                                         f"{'no trump' if how is None else how + ' as trump'}, not "
+                                         f"{suit or 'no trump'}.", ev, seat=str(seat), status="pending",
+                                         id=self._fid("trump", ev.index)))
+                self.trump = how
+            return out
+        if seat != self.holder:
+            out.append(self._finding("trump_by_wrong_player", "Valg af Trumf og Makker-es", f"{seat} named trump "
+                                     f"but {self.holder} won the auction.", ev, seat=str(seat), status="pending",
+                                     id=self._fid("trumpseat", ev.index)))
+        return out
+
+    def _exchange_first(self) -> Seat | None:
+        """Who may exchange first (Byttekort): the last to go along in nolo, the partner in halve."""
+        if is_nolo(self.high, self.rules):
+            sol = self.soloists()
+            return sol[-1] if sol else None
+        if self.high is not None and self.high.paahaeng == "halve":
+            return self._ace_holder() or self.holder
+        return self.holder
+
+    def _on_kitty(self, ev: Event) -> list[Finding]:
+        out = self._need_auction_end(ev)
+        seat, card = ev.seat, ev.card
+        if not self.exchanges:
+            first = self._exchange_first()
+            if first is not None and seat != first:
+                out.append(self._finding("exchange_out_of_turn", "Byttekort", f"{seat} exchanged with the kitty "
+                                         f"first; {first} has the first right to exchange.", ev, seat=str(seat),
+                                         status="pending", id=self._fid("exchange", ev.index),
+                                         extra={"expected_seat": str(first)}))
+        self.exchanges.append((seat, ev.type, card))
+        if ev.type == "kitty_take":
+            if card in self.kitty:
+                self.kitty.remove(card)
+            else:
+                out.append(bad_event(f"{seat} took {card} from the kitty, which does not hold it; recorded.",
+                                     ev.index, self.board))
+            self.hands[seat].append(card)
+            taken = sum(1 for _, t, _ in self.exchanges if t == "kitty_take")
+            if taken > int(self.rules["deal"]["kitty"]):
+                out.append(self._finding("exchange_too_many", "Byttekort", f"{taken} cards taken from a kitty of "
+                                         f"{self.rules['deal']['kitty']}.", ev, seat=str(seat), status="pending"))
+        else:
+            if card in self.hands[seat]:
+                self.hands[seat].remove(card)
+            else:
+                out.append(bad_event(f"{seat} put {card} into the kitty but does not hold it; recorded.",
+                                     ev.index, self.board))
+            self.kitty.append(card)
+        return out
+
+    # -- play (Jokere i udspillet, makker-es, revoke) ---------------------------
+    def _led_suit(self, t: Trick) -> str | None:
+        if not t.cards:
+            return None
+        first = t.cards[0][1]
+        if not first.is_joker:
+            return first.suit
+        if self.rules.get("joker_lead_suit") == "next":
+            return next((c.suit for _, c in t.cards if not c.is_joker), None)
+        return None
+
+    def _winner(self, t: Trick) -> Seat | None:
+        """A led joker takes the trick (Jokere i udspillet); other jokers have no power."""
+        if t.cards and t.cards[0][1].is_joker:
+            return t.cards[0][0]
+        return trick_winner(t.cards, self.trump, plain_suit)
+
+    def _start_play(self, ev: Event) -> list[Finding]:
+        out = self._need_auction_end(ev)
+        self.play_started = True
+        each = int(self.rules["deal"]["cards_each"])
+        if self.exchanges:
+            for s in Seat:
+                if len(self.hands[s]) != each:
+                    out.append(self._finding("wrong_card_count", "Byttekort", f"{s} holds {len(self.hands[s])} "
+                                             f"cards after the kitty exchange instead of {each}.", ev, seat=str(s),
+                                             status="pending", id=self._fid("exchangecount", s),
+                                             extra={"count": len(self.hands[s]), "expected": each}))
+        if self.high is not None and not is_nolo(self.high, self.rules):
+            holder = self._ace_holder()
+            self.partner = holder if holder not in (None, self.holder) else None
+        first = self.forhaand if self.rules.get("first_lead", "forhaand") == "forhaand" else \
+            (self.holder or self.forhaand).next()
+        self.trick = Trick(first, 1)
+        return out
+
+    def _expected_player(self) -> Seat | None:
+        t = self.trick
+        if t is None:
+            return None
+        for i in range(4):
+            s = t.leader.next(i)
+            if s not in t.seats():
+                return s
+        return None
+
+    def _on_play(self, ev: Event) -> list[Finding]:
+        out: list[Finding] = []
+        if not self.play_started:
+            out += self._start_play(ev)
+        t = self.trick
+        if t is None:
+            return out + [bad_event(f"{ev.seat} played {ev.card} after the last trick; ignored.", ev.index,
+                                    self.board)]
+        seat, card = ev.seat, ev.card
+        for r in self.revokes.on_play(seat, t.number, ev.index):
+            out.append(self._revoke_finding(r, ev, established=True))
+        if self._ace_duty is not None and self._ace_duty.status == "pending" and t.number > self._ace_duty.trick:
+            self._ace_duty = self._restep(self._ace_duty, "established", self._ace_duty.message, ev)
+            out.append(self._ace_duty)
+        expected = self._expected_player()
+        sec = "Spillet & meldeforløbet"
+        if seat != expected:
+            kind = "lead_out_of_turn" if not t.cards else "play_out_of_turn"
+            out.append(self._finding(kind, sec, f"{seat} played {card} to trick {t.number} but {expected} was on "
+                                     "turn.", ev, seat=str(seat), trick=t.number, status="pending",
+                                     options=["accept the card", "take it back"],
+                                     id=self._fid(kind, seat, ev.index), extra={"expected_seat": str(expected)}))
+        hand = list(self.hands[seat])
+        if card in self.hands[seat]:
+            self.hands[seat].remove(card)
+        else:
+            out.append(bad_event(f"{seat} played {card}, which is not in their hand; accepted as played.",
+                                 ev.index, self.board))
+        led = self._led_suit(t)
+        if t.cards:
+            r = self.revokes.check(seat, card, hand, led, t.number, ev.index)
+            if r is not None:
+                out.append(self._revoke_finding(r, ev, established=False))
+        out += self._check_partner_ace(seat, card, hand, t, ev)
+        t.add(seat, card, ev.index)
+        if len(t.cards) == 4:
+            t.winner = self._winner(t)
+            self.tricks.append(t)
+            out += self._check_nolo_lost(ev)
+            self.trick = Trick(t.winner or t.leader, t.number + 1) if t.number < 13 else None
+        return out
+
+    def _revoke_finding(self, r: Any, ev: Event, established: bool) -> Finding:
+        suit_name = {"S": "spades", "H": "hearts", "D": "diamonds", "C": "clubs"}.get(r.led, r.led)
+        status = "established" if established else "pending"
+        msg = (f"{r.seat} did not follow {suit_name} in trick {r.trick} ({r.card}) while holding one"
+               + ("; the revoke is now established." if established else "."))
+        return self.emit(Finding("revoke", f"{RULE}: Spillet & meldeforløbet", msg, self.board, ev.index,
+                                 str(r.seat), r.trick, status=status, remedy=self.rules.get("revoke_remedy"),
+                                 id=r.id, options=[] if established else ["correct: play a card of the suit led"],
+                                 extra={"established": established, "card": str(r.card)}))
+
+    def _check_partner_ace(self, seat: Seat, card: Card, hand: list[Card], t: Trick, ev: Event) -> list[Finding]:
+        """The ace's holder must play it the first time its suit is led (Valg af Trumf og Makker-es)."""
+        ace = self.partner_ace
+        if ace is None or is_nolo(self.high, self.rules):
+            return []
+        if not t.cards:  # a lead: is this the first time the ace's suit is led?
+            if self.ace_trick is None and not card.is_joker and card.suit == ace.suit:
+                self.ace_trick = t.number
+        if self.ace_trick != t.number or ace not in hand or card == ace:
+            return []
+        f = self._finding("partner_ace_not_played", "Valg af Trumf og Makker-es",
+                          f"{seat} holds the partner ace {ace} but played {card} the first time {ace.suit} was "
+                          "led; the ace must be played then.", ev, seat=str(seat), trick=t.number,
+                          status="pending", options=["take the card back and play the ace"],
+                          id=self._fid("aceduty", seat, t.number), extra={"card": str(card), "ace": str(ace)})
+        self._ace_duty = f
+        return [f]
+
+    def _check_nolo_lost(self, ev: Event) -> list[Finding]:
+        out = []
+        last = self.tricks[-1].winner if self.tricks else None
+        for s in self.soloists():
+            allowed = int(self.rules["nolo"][self.high.rung]["max_tricks"])
+            won = sum(1 for t in self.tricks if t.winner == s)
+            if s == last and won == allowed + 1:
+                out.append(self._finding("nolo_lost", "Nolomeldinger", f"{s} has taken {won} tricks in "
+                                         f"'{self.high}' and has lost; play may stop here.", ev, seat=str(s),
+                                         status="info"))
+        return out
+
+    def _on_retract(self, ev: Event) -> list[Finding]:
+        seat, card = ev.seat, ev.card
+        t = self.trick
+        target = t if t is not None and (seat, card) in t.cards else (self.tricks[-1] if self.tricks else None)
+        if target is None or not target.remove(seat, card):
+            return [bad_event(f"{seat} took back {card}, which is not in the current trick; ignored.", ev.index,
+                              self.board)]
+        if target is not t:  # taken back from a completed trick: it is open again
+            self.tricks.pop()
+            target.winner = None
+            self.trick = target
+        self.hands[seat].append(card)
+        out = []
+        r = self.revokes.retract(seat, card)
+        if r is not None:
+            out.append(self.emit(Finding("revoke", f"{RULE}: Spillet & meldeforløbet", f"{seat} corrected the "
+                                         f"revoke in trick {r.trick} by taking back {card}.", self.board,
+                                         ev.index, str(seat), r.trick, status="corrected", id=r.id,
+                                         extra={"established": False, "corrected": True, "card": str(card)})))
+        d = self._ace_duty
+        if d is not None and d.status == "pending" and d.seat == str(seat) and d.extra.get("card") == str(card):
+            self._ace_duty = self._restep(d, "corrected", f"{seat} took back {card} to play the partner ace.", ev)
+            out.append(self._ace_duty)
+        return out
+
+    def _on_claim(self, ev: Event) -> list[Finding]:
+        self.claimed = int(ev.get("tricks"))
+        self._claimer = ev.seat
+        return []
+
+    # -- the fold ---------------------------------------------------------------
+    def apply(self, event: Event) -> list[Finding]:
+        out, self._pending = list(self._pending), []
+        for f in out:
+            self.emit(f)
+        t = event.type
+        if t == "deal":
+            if self.deal_closed:
+                return out + [bad_event(f"{event.card} dealt after the deal was over; recorded as dealt.",
+                                        event.index, self.board)] + self._on_deal(event)
+            return out + self._on_deal(event)
+        if t not in ("redeal", "end"):
+            out += self._close_deal(event)
+        handlers = {"call": self._on_call, "partner_ace": self._on_partner_ace, "trump": self._on_trump,
+                    "turn_kitty": self._on_turn_kitty, "kitty_take": self._on_kitty, "kitty_give": self._on_kitty,
+                    "play": self._on_play, "retract": self._on_retract, "redeal": self._on_redeal,
+                    "jernhand": self._on_jernhand, "claim": self._on_claim}
+        h = handlers.get(t)
+        if h is not None:
+            return out + h(event)
+        if t in ("end", "expose"):
+            return out
+        return out + [bad_event(f"'{t}' events have no meaning in es-makker whist; ignored.", event.index,
+                                self.board)]
+
+    def finish(self, event: Event | None = None) -> list[Finding]:
+        out: list[Finding] = list(self._pending)
+        self._pending = []
+        if not self.deal_closed and event is not None:
+            out += self._close_deal(event)
+        idx = event.index if event else None
+        if not self.play_started or self.high is None:
+            return out
+        for r in self.revokes.close():
+            out.append(self._revoke_finding(r, event or Event("end", index=idx), established=True))
+        if self._ace_duty is not None and self._ace_duty.status == "pending":
+            self._ace_duty = self._restep(self._ace_duty, "established", self._ace_duty.message, event)
+            out.append(self._ace_duty)
+        out.append(self.emit(self._score(idx)))
+        return out
+
+    # -- scoring (Meldingernes rækkefølge og pointgivning: zero-sum, data table) --
+    def tricks_by_seat(self) -> dict[Seat, int]:
+        won = {s: 0 for s in Seat}
+        for t in self.tricks:
+            if t.winner is not None:
+                won[t.winner] += 1
+        return won
+
+    def _score(self, idx: int | None) -> Finding:
+        bid, decl = self.high, self.holder
+        assert bid is not None and decl is not None
+        table = self.rules["points"]
+        value = int(table["contracts"][bid.rung])
+        won = self.tricks_by_seat()
+        pts = {s: 0 for s in Seat}
+        results = []
+        if is_nolo(bid, self.rules):
+            allowed = int(self.rules["nolo"][bid.rung]["max_tricks"])
+            for s in self.soloists():
+                made = won[s] <= allowed
+                v = value if made else -value
+                for o in Seat:
+                    pts[o] += 3 * v if o == s else -v
+                results.append({"seat": str(s), "tricks": won[s], "allowed": allowed, "made": made})
+            msg = "; ".join(f"{r['seat']} took {r['tricks']} ({'made' if r['made'] else 'lost'})" for r in results)
+            msg = f"'{bid}' by {', '.join(r['seat'] for r in results)}: {msg}."
+            made_all = all(r["made"] for r in results)
+            side_tricks = None
+        else:
+            side = [decl] + ([self.partner] if self.partner else [])
+            side_tricks = sum(won[s] for s in side)
+            if self.claimed is not None and getattr(self, "_claimer", None) in side:
+                side_tricks = self.claimed
+            need = tricks_needed(bid)
+            made_all = side_tricks >= need
+            if made_all:
+                v = value + int(table.get("overtrick", 0)) * (side_tricks - need)
+            else:
+                v = -(value + int(table.get("undertrick", 0)) * (need - side_tricks - 1))
+            share = 3 if len(side) == 1 else 1
+            for o in Seat:
+                pts[o] += share * v if o in side else -v
+            who = f"{decl}" + (f" with {self.partner}" if self.partner else " alone (selvmakker)")
+            msg = (f"'{bid}' by {who}, trump {self.trump or 'none'}: {side_tricks} tricks, "
+                   f"{'made' if made_all else 'set'}.")
+        return Finding("score", f"{RULE}: Meldingernes rækkefølge", msg, self.board, idx, str(decl),
+                       status="info", extra={
+                           "contract": str(bid), "declarer": str(decl),
+                           "partner": str(self.partner) if self.partner else None,
+                           "partner_ace": str(self.partner_ace) if self.partner_ace else None,
+                           "trump": self.trump, "soloists": [str(s) for s in self.soloists()],
+                           "tricks": {str(s): n for s, n in won.items()}, "side_tricks": side_tricks,
+                           "made": made_all, "nolo": results or None,
+                           "points": {str(s): p for s, p in pts.items()},
+                           "points_table": self.rules.get("name"),
+                           "points_table_is_guess": "GUESS" in str(table.get("_status", ""))})
+
+    # -- views ------------------------------------------------------------------
+    def legal_plays(self) -> list[Card]:
+        s = self._expected_player()
+        if s is None or self.trick is None:
+            return []
+        from .tricks import legal_cards
+        return legal_cards(self.hands[s], self._led_suit(self.trick), plain_suit, lambda c: c.is_joker)
+
+    def snapshot(self) -> dict[str, Any]:
+        phase = "done" if self.finished else "play" if self.play_started else "exchange" if self.auction_over \
+            else "bidding" if self.calls else "deal"
+        return {
+            "game": GAME, "board": self.board, "dealer": str(self.dealer), "phase": phase,
+            "hands": {str(s): [str(c) for c in self.hands[s]] for s in Seat},
+            "dealt": {**{str(s): [str(c) for c in self.dealt[s]] for s in Seat},
+                      "kitty": [str(c) for c in self.dealt_kitty]},
+            "auction": [{"seat": str(s), "call": c} for s, c in self.calls],
+            "contract": str(self.high) if self.high else None,
+            "declarer": str(self.holder) if self.holder else None, "trump": self.trump,
+            "trick": self.trick.to_dict() if self.trick else None,
+            "tricks": [t.to_dict() for t in self.tricks],
+            "tricks_won": {str(s): n for s, n in self.tricks_by_seat().items()},
+            "turn": str(self._expected_player()) if self._expected_player() else None,
+            "open_findings": sum(1 for f in self.findings if f.status == "pending"),
+            "extra": {"kitty": [str(c) for c in self.kitty], "partner_ace": str(self.partner_ace)
+                      if self.partner_ace else None, "joined": [str(s) for s in self.joined],
+                      "ruleset": self.rules.get("name")},
+        }
+
+
+__all__ = ["WhistBoard", "Bid", "parse_bid", "bid_key", "is_jernhand", "joinable"]

@@ -1,0 +1,47 @@
+"""Complete es-makker whist deals replayed through the real CLI (`tablecam replay FILE --json`)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+DATA = Path(__file__).parent / "data" / "whist"
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def replay(*files: Path) -> tuple[int, list[dict]]:
+    p = subprocess.run([sys.executable, "-m", "tablecam", "replay", *map(str, files), "--json"],
+                       capture_output=True, text=True, cwd=ROOT, timeout=60)
+    return p.returncode, [json.loads(line) for line in p.stdout.splitlines() if line.strip()]
+
+
+def test_whist_meldingernes_raekkefoelge_replay_all_deals():
+    files = sorted(DATA.glob("*.jsonl"))
+    rc, out = replay(*files)
+    assert rc == 0 and len(files) >= 5
+    scores = {f["file"].rsplit("/", 1)[-1]: f for f in out if f["kind"] == "score"}
+    assert set(scores) == {p.name for p in files}
+    assert {f["kind"] for f in out} <= {"score", "nolo_lost"}
+    for s in scores.values():
+        assert sum(s["points"].values()) == 0 and s["rule"].startswith("Es-makker whist:")
+    plain = scores["plain-8-spades.jsonl"]
+    assert (plain["contract"], plain["declarer"], plain["partner"], plain["side_tricks"]) == ("8", "N", "E", 10)
+    ten = scores["auction-example-2-ten.jsonl"]
+    assert (ten["contract"], ten["declarer"], ten["partner"], ten["made"]) == ("10", "W", "N", True)
+
+
+def test_whist_kortgivningen_replay_reports_misdeal(tmp_path):
+    lines = (DATA / "plain-8-spades.jsonl").read_text().splitlines()
+    kitty = [i for i, l in enumerate(lines) if '"kitty"' in l]
+    lines.insert(kitty[0] + 1, lines.pop(kitty[1]))
+    lines.insert(3, "{broken")
+    f = tmp_path / "two-in-a-row.jsonl"
+    f.write_text("\n".join(lines) + "\n")
+    rc, out = replay(f)
+    assert rc == 0
+    assert [x["event"] for x in out if x["kind"] == "bad_event"] == [3]
+    mis = [x for x in out if x["kind"] == "misdeal"]
+    assert len(mis) == 1 and mis[0]["event"] == kitty[0] + 2 and mis[0]["seat"] == "S"
+    assert out[-1]["kind"] == "score"
