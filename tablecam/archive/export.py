@@ -60,7 +60,7 @@ from typing import IO, Any, Iterable
 from ..cards import Card, Seat, hand_str
 from ..events import Event, write_events
 from ..findings import Finding
-from .record import SEAT_INDEX, SEATS, _auction, trick_winner
+from .record import SEAT_INDEX, SEATS, _auction, parse_contract, trick_winner
 
 FORMATS = ("pbn", "lin", "jsonl")
 
@@ -74,6 +74,7 @@ class TableResult:
     calls: list[tuple[Seat, str, str | None]] = field(default_factory=list)
     plays: list[tuple[Seat, Card]] = field(default_factory=list)
     claim: tuple[Seat, int] | None = None
+    contract: tuple[str, Seat | None] | None = None
     comments: list[str] = field(default_factory=list)
 
     def get(self, name: str, default: Any = None) -> Any:
@@ -95,7 +96,9 @@ class TableResult:
         return {"N": Seat.N, "E": Seat.E, "S": Seat.S, "W": Seat.W}.get(str(d).upper()) if d else None
 
     def outcome(self) -> tuple[str | None, Seat | None]:
-        """``(contract, declarer)`` the auction reached (``("Pass", None)`` if passed out)."""
+        """``(contract, declarer)`` the auction (or a ``contract`` event) reached; ``("Pass", None)`` if passed out."""
+        if not self.calls and self.contract is not None:
+            return self.contract
         if not self.calls or self.dealer is None:
             return None, None
         start = SEAT_INDEX[self.calls[0][0]]
@@ -166,6 +169,9 @@ def table_results(items: Iterable[Event | Finding]) -> Iterable[TableResult | st
                     break
         elif t == "claim":
             cur.claim = (it.data["seat"], it.data["tricks"])
+        elif t == "contract":
+            c = parse_contract(it.data["contract"])
+            cur.contract = (c, it.data.get("declarer")) if c else None
         elif t == "end":
             yield cur
             cur = None

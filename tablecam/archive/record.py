@@ -31,8 +31,13 @@ from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 from ..cards import DECK, RANKS, Card, Seat
-from ..events import Event
+from ..events import EVENT_TYPES, Event, register_event_type
 from ..findings import Finding
+
+if "contract" not in EVENT_TYPES:  # the bridge engine registers the same schema; archives need it without it
+    register_event_type("contract", {"contract": "str"}, {"declarer": "seat"}, games=("bridge",),
+                        doc="the final contract when the log has no auction (an archive with only the "
+                            "Contract and Declarer tags)")
 
 RULE = "PBN 2.1 standard"
 """Citation for archive flaws (the LIN reader cites its own format)."""
@@ -255,8 +260,8 @@ def _value(c: Card) -> int:
     return 12 - RANKS.index(c.rank)
 
 
-NO_NOTES = -1000
-"""Shift meaning "the recorded calls were replaced": their notes no longer apply."""
+BY_TAGS: list[str] = []
+"""Returned instead of calls when the contract must come from the tags (a ``contract`` event)."""
 
 
 def record_events(rec: BoardRecord, index: int = 0) -> tuple[list[Event | Finding], int]:
@@ -305,7 +310,11 @@ def record_events(rec: BoardRecord, index: int = 0) -> tuple[list[Event | Findin
         index += 4
     # The auction, repaired if it lost its opening passes.
     calls, contract, declarer, shift = _check_auction(rec, out, index, d0)
-    if calls is not None:
+    if calls is BY_TAGS:
+        # No usable auction: the engine takes the contract straight from the tags.
+        out.append(Event("contract", {"contract": contract, "declarer": SEATS[declarer]}, index))
+        index += 1
+    elif calls is not None:
         seat = d0
         notes = rec.notes
         for i, c in enumerate(calls):
@@ -315,8 +324,8 @@ def record_events(rec: BoardRecord, index: int = 0) -> tuple[list[Event | Findin
             out.append(Event("call", d, index))
             index += 1
             seat = (seat + 1) & 3
-        if contract is not None and contract != "Pass" and declarer >= 0:
-            index = _play_events(rec, hands, out, index, contract, declarer)
+    if contract is not None and contract != "Pass" and declarer >= 0:
+        index = _play_events(rec, hands, out, index, contract, declarer)
     out.append(Event("end", {}, index))
     return out, index + 1
 
@@ -342,10 +351,9 @@ def _check_auction(rec: BoardRecord, out: list, index: int, d0: int) -> tuple[li
         if not tagged:
             return None, None, -1, 0
         if want_c == "Pass":  # a passed-out board's auction is implied
-            return ["P"] * 4, "Pass", -1, NO_NOTES
-        out.append(_flaw(rec, f"{_where(rec)}: the record has no auction; a minimal auction reaching "
-                              f"{desc} stands in for it.", "auction_missing", index))
-        return _minimal_auction(d0, want_c, want_d), want_c, want_d, NO_NOTES  # type: ignore[arg-type]
+            return ["P"] * 4, "Pass", -1, 0
+        # PBN does not require an Auction section; the Contract and Declarer tags say enough.
+        return BY_TAGS, want_c, want_d, 0
     start = SEAT_INDEX[rec.auction_start] if rec.auction_start is not None else d0
     first = (start - d0) & 3
     tried = []
@@ -376,9 +384,11 @@ def _check_auction(rec: BoardRecord, out: list, index: int, d0: int) -> tuple[li
                 return calls, contract, decl, k
     if tagged:
         out.append(_flaw(rec, f"{_where(rec)}: the recorded auction reaches neither the Contract nor the "
-                              f"Declarer tag from any starting seat; a minimal auction reaching {desc} "
-                              f"stands in for it.", "auction_unfit", index))
-        return _minimal_auction(d0, want_c, want_d), want_c, want_d, NO_NOTES  # type: ignore[arg-type]
+                              f"Declarer tag from any starting seat; it is left out and the contract "
+                              f"({desc}) is taken from the tags.", "auction_unfit", index))
+        if want_c == "Pass":
+            return ["P"] * 4, "Pass", -1, 0
+        return BY_TAGS, want_c, want_d, 0
     calls = rec.calls
     ended, _, _, legal, _ = _auction(calls, d0)
     if legal and not ended and calls:
@@ -390,19 +400,6 @@ def _check_auction(rec: BoardRecord, out: list, index: int, d0: int) -> tuple[li
                           f"double that is not allowed, or calls after its end) and the file names no "
                           f"contract; auction and play are left out.", "auction_unfit", index))
     return None, None, -1, 0
-
-
-def _minimal_auction(d0: int, contract: str, declarer: int) -> list[str]:
-    """Passes round to declarer, the contract, its doubles, three passes."""
-    if contract == "Pass":
-        return ["P"] * 4
-    calls = ["P"] * ((declarer - d0) & 3)
-    calls.append(contract[:2])
-    if contract.endswith("XX"):
-        calls += ["X", "XX"]
-    elif contract.endswith("X"):
-        calls.append("X")
-    return calls + ["P", "P", "P"]
 
 
 def _play_events(rec: BoardRecord, hands: dict[Seat, list[Card]], out: list, index: int,
