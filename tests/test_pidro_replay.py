@@ -48,3 +48,16 @@ def test_pidro_replay_garbage_lines_are_bad_events(tmp_path):
     bad = [x for x in out if x["kind"] == "bad_event"]
     assert [b["event"] for b in bad] == [40, 45]
     assert out[-1]["kind"] == "score" and out[-1]["points"] == {"NS": 13, "EW": 1}
+
+
+def test_pidro_shared_event_types_survive_vira_import():
+    """``trump`` / ``discard`` are registered by Vira too; the last import wins, so schemas must agree."""
+    code = ("import json, tablecam.rules.pidro, tablecam.rules.vira, tablecam.rules.whist\n"
+            "from tablecam.engine import Table\nfrom tablecam.events import read_event_file\n"
+            f"f = Table().feed(read_event_file({str(DATA / 'made-9-hearts.jsonl')!r}))\n"
+            "print(json.dumps([x.kind for x in f]))")
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=60)
+    if "No module named 'tablecam.rules.vira'" in p.stderr:  # pragma: no cover - Vira not merged yet
+        return
+    assert p.returncode == 0, p.stderr
+    assert json.loads(p.stdout) == ["score"]

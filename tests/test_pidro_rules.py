@@ -197,8 +197,7 @@ def test_pidro_4_trump_discarded_gives_14_to_the_other_side():
     # N throws away H8 (no points) with his non-trumps, so it is missing from round 3.
     ev = log("made-9-hearts.jsonl")
     ev.pop(index_of(ev, type="play", seat="N", card="H8"))
-    ev.insert(index_of(ev, type="discard", seat="N", card="CJ") + 1,
-              {"type": "discard", "seat": "N", "card": "H8"})
+    ev[index_of(ev, type="discard", seat="N")]["cards"].append("H8")
     f = run(ev)
     td = only(f, "trump_discarded")
     assert td[0]["status"] == "pending" and td[0]["seat"] == "N" and td[0]["penalty"] == 14
@@ -217,8 +216,7 @@ def test_pidro_4_repeated_offence_in_the_match_costs_62():
     ev[0]["players"] = {"N": "Anna", "E": "Bo", "S": "Cia", "W": "Dan"}
     ev[0]["offenders"] = ["Anna"]  # Anna already discarded a trump earlier in this match
     ev.pop(index_of(ev, type="play", seat="N", card="H8"))
-    ev.insert(index_of(ev, type="discard", seat="N", card="CJ") + 1,
-              {"type": "discard", "seat": "N", "card": "H8"})
+    ev[index_of(ev, type="discard", seat="N")]["cards"].append("H8")
     s = score(run(ev))
     assert s["penalties"][0]["points"] == 62 and s["delta"]["EW"] == 6 + 62
 

@@ -40,12 +40,14 @@ SIDES = ("NS", "EW")
 SAME_COLOUR = {"H": "D", "D": "H", "S": "C", "C": "S"}
 TRUMP_ORDER = "AKQJT9876"  # then rätt pidro, fel pidro, 4 3 2
 
-register_event_type("trump", {"seat": "seat", "suit": "str"}, games=("pidro", "whist", "vira"),
+# ``trump`` and ``discard`` are shared with Vira (tablecam/rules/vira/events.py): the schemas must stay
+# identical, because the registry is global and the last import wins.
+register_event_type("trump", {"seat": "seat", "suit": "str"}, {"cards": "cards"}, games=("pidro", "whist", "vira"),
                     doc="the declarer names the trump suit (S H D C; whist also N = no trump)")
-register_event_type("discard", {"seat": "seat", "card": "card"}, games=("pidro", "vira"),
-                    doc="one card laid away face down (Pidro: non-trumps after the trump is named)")
-register_event_type("lay_down", {"seat": "seat", "card": "card"}, games=("pidro",),
-                    doc="Pidro: a non-point trump laid face up because the player holds more than 6 trumps")
+register_event_type("discard", {"seat": "seat", "cards": "cards"}, games=("pidro", "vira"),
+                    doc="cards laid away face down (Pidro: non-trumps after the trump is named)")
+register_event_type("lay_down", {"seat": "seat"}, {"card": "card", "cards": "cards"}, games=("pidro",),
+                    doc="Pidro: non-point trumps laid face up because the player holds more than 6 trumps")
 register_event_type("redeal", optional={"seat": "seat", "reason": "str"}, games=("pidro", "whist"),
                     doc="the cards are collected and the same dealer deals this board again")
 
@@ -372,16 +374,17 @@ class PidroBoard(BoardEngine):
 
     def _on_discard(self, ev: Event) -> list[Finding]:
         out = self._close_bidding(ev)
-        seat, card = ev.seat, ev.card
-        if card in self.hands[seat]:
-            self.hands[seat].remove(card)
-        else:
-            out.append(bad_event(f"{seat} discarded {card}, which the deal did not give them; recorded.",
-                                 ev.index, self.board))
-        self.discards[seat].append(card)
-        self._discard_events[(seat, card)] = ev
-        if self.trump is not None:
-            out += self._check_discard(seat, card, ev)
+        seat = ev.seat
+        for card in ev.get("cards") or []:
+            if card in self.hands[seat]:
+                self.hands[seat].remove(card)
+            else:
+                out.append(bad_event(f"{seat} discarded {card}, which the deal did not give them; recorded.",
+                                     ev.index, self.board))
+            self.discards[seat].append(card)
+            self._discard_events[(seat, card)] = ev
+            if self.trump is not None:
+                out += self._check_discard(seat, card, ev)
         return out
 
     def _check_discards(self, ev: Event) -> list[Finding]:
@@ -426,7 +429,15 @@ class PidroBoard(BoardEngine):
 
     def _on_lay_down(self, ev: Event) -> list[Finding]:
         out = self._close_bidding(ev)
-        seat, card = ev.seat, ev.card
+        cards = list(ev.get("cards") or []) + ([ev.card] if ev.card is not None else [])
+        if not cards:
+            return out + [bad_event("A lay_down event names no card; ignored.", ev.index, self.board)]
+        for card in cards:
+            out += self._lay_down_one(ev, ev.seat, card)
+        return out
+
+    def _lay_down_one(self, ev: Event, seat: Seat, card: Card) -> list[Finding]:
+        out: list[Finding] = []
         if card in self.hands[seat]:
             self.hands[seat].remove(card)
         else:
