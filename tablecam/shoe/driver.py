@@ -6,7 +6,8 @@
 frames, runs them through :class:`~tablecam.shoe.link.ShoeLink` (duplicates,
 gaps and RESEND, reboots) and yields:
 
-- :class:`ShoeMessage` for every sequenced frame, exactly once, in order;
+- :class:`ShoeMessage` for every sequenced frame, exactly once, in order
+  (and one per HEARTBEAT, which carries status only and may repeat);
 - :class:`Health` when the shoe's health changes (``ok``, ``stale`` - no frame
   for ``heartbeat_timeout`` s although the port is open -, ``disconnected`` -
   the port could not be opened or failed; the driver keeps retrying);
@@ -163,6 +164,9 @@ class ShoeDriver:
                 else:
                     out.append(got)
             self._set_health("ok", "frames arriving", out)
+            if item.type == MsgType.HEARTBEAT:
+                # Unsequenced and not deduplicated: status only (shoe empty, jammed ...).
+                out.append(ShoeMessage.from_frame(item, ts))
 
     def messages(self, stop: Callable[[], bool] = lambda: False) -> Iterator[ShoeMessage | Health | Notice]:
         """Yield until ``stop()`` is true (checked every ``read_timeout`` at least)."""

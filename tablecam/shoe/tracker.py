@@ -1,0 +1,286 @@
+"""Shoe messages -> ``deal`` events, and the shoe's count checked against the game.
+
+:class:`DealTracker` follows the dealing order of :mod:`tablecam.shoe.dealing`:
+every card out of the slot takes the next slot, so a card the reader missed
+(CARD_UNREADABLE) still moves the order on - the following cards go to the
+right players - and becomes a ``shoe_misread`` finding for the director to
+enter by hand.
+
+It checks what only the shoe can see:
+
+- ``duplicate_card``: the same card twice in one board (jokers: more than the
+  game has);
+- ``foreign_card``: a card whose pack mark is not this board's pack (Vira
+  alternates two packs; the pack is in each CARD and in SHOE_LOADED);
+- ``extra_card``: a card after the deal is complete (a 53rd card);
+- ``wrong_card_count``: the shoe ran empty before the deal was complete;
+- ``cards_left_in_shoe``: the deal is complete but the shoe still holds cards
+  (games that deal the whole pack);
+- ``shoe_jam``, ``shoe_double_feed``, ``shoe_link`` (frames lost, restarts),
+  ``low_confidence``.
+
+>>> from tablecam.shoe.driver import ShoeMessage
+>>> t = DealTracker("bridge", "N")
+>>> out = t.feed(ShoeMessage("CARD", 1, 0, {"card": "SA", "pack": 1, "confidence": 99, "flags": 0}, 0.0))
+>>> [(o.type, o.to_dict().get("to")) for o in out]
+[('board', None), ('deal', 'E')]
+>>> out = t.feed(ShoeMessage("CARD_UNREADABLE", 2, 0, {"count": 1, "flags": 0, "reason": 1}, 0.0))
+>>> out[0].kind, out[0].extra["to"]
+('shoe_misread', 'S')
+>>> out = t.feed(ShoeMessage("CARD", 3, 0, {"card": "SK", "pack": 1, "confidence": 99, "flags": 0}, 0.0))
+>>> out[0].to_dict()["to"]
+'W'
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any, Iterable
+
+from ..events import Event, make_event
+from ..findings import Finding
+from . import protocol as P
+from .dealing import DealPlan, dealing_plan, next_dealer
+
+LINK_RULE = "tablecam shoe protocol (firmware/PROTOCOL.md)"
+
+
+class DealTracker:
+    """Fold shoe messages into the event log of the boards dealt."""
+
+    def __init__(self, game: str, dealer: str, board: int = 1, players: Iterable[str] | None = None,
+                 sit_out: str | None = None, packs: list[int] | None = None, min_confidence: int = 50,
+                 left_in_shoe_grace: float = 2.0) -> None:
+        self.game = game
+        self.dealer = str(dealer).upper()
+        self.board = board
+        self.players = list(players) if players else None
+        self.sit_out = sit_out
+        self.packs = packs
+        self.min_confidence = min_confidence
+        self.grace = left_in_shoe_grace
+        self.events_out = 0
+        self.started = False
+        self.finished = False
+        self.plan: DealPlan = dealing_plan(game, self.dealer, self.players, sit_out)
+        self._reset_counts()
+        self._boards_done = 0
+        self.refill: list[str] = []
+
+    # --- boards --------------------------------------------------------------------
+
+    def _reset_counts(self) -> None:
+        self.slot = 0
+        self.kitty = 0
+        self.counts: Counter[str] = Counter()
+        self.seen: Counter[str] = Counter()
+        self.extra = 0
+        self.complete_at: float | None = None
+        self.left_reported = False
+        self.pack = self.packs[(self.board - 1) % len(self.packs)] if self.packs else None
+
+    def _emit(self, ev: Event, out: list) -> Event:
+        ev.index = self.events_out
+        self.events_out += 1
+        out.append(ev)
+        return ev
+
+    def _finding(self, kind: str, rule: str, message: str, out: list, seat: str | None = None,
+                 status: str = "pending", id: str | None = None, **extra: Any) -> Finding:
+        f = Finding(kind, rule=rule, message=message, board=self.board,
+                    event=max(self.events_out - 1, 0), seat=seat, status=status, id=id, extra=extra)
+        out.append(f)
+        return f
+
+    def _start(self, ts: float | None, out: list) -> None:
+        if self.started:
+            return
+        self.started = True
+        self.finished = False
+        fields: dict[str, Any] = {"game": self.game, "board": self.board, "dealer": self.dealer}
+        if len(self.plan.active) < 4:
+            fields["players"] = list(self.plan.active)
+        if self.pack:
+            fields["pack"] = str(self.pack)
+        self._emit(make_event("board", ts=ts, source="shoe", **fields), out)
+
+    def _next_board(self) -> None:
+        self.board += 1
+        self.dealer = next_dealer(self.game, self.dealer)
+        # Who sits out moves with the deal (by default the dealer), so a fixed
+        # player list only applies to the first board.
+        self.sit_out = None
+        self.plan = dealing_plan(self.game, self.dealer)
+        self.started = False
+        self._reset_counts()
+
+    @property
+    def complete(self) -> bool:
+        return self.slot >= len(self.plan.slots) and self.kitty >= self.plan.kitty
+
+    def set_refill(self, counts: dict[str, int]) -> None:
+        """Pidro: after the discard, how many cards each seat gets (dealt from the dealer's left)."""
+        order = [s for s in self.plan.active]
+        self.refill = [s for s in order for _ in range(counts.get(s, 0))]
+
+    # --- messages ------------------------------------------------------------------
+
+    def feed(self, msg: Any) -> list[Event | Finding]:
+        """One :class:`~tablecam.shoe.driver.ShoeMessage` or link notice in, events/findings out."""
+        out: list[Event | Finding] = []
+        kind = getattr(msg, "kind", "")
+        f = getattr(msg, "fields", None) or getattr(msg, "data", {}) or {}
+        ts = getattr(msg, "ts", None)
+        if kind == "CARD":
+            self._card(f, ts, out)
+        elif kind == "CARD_UNREADABLE":
+            self._unreadable(f, ts, out)
+        elif kind == "SHOE_LOADED":
+            self._loaded(f, ts, out)
+        elif kind == "SHOE_EMPTY":
+            self._empty(f, out)
+        elif kind == "HEARTBEAT":
+            self._heartbeat(f, ts, out)
+        elif kind == "ERROR":
+            self._error(f, out)
+        elif kind == "lost":
+            self._finding("shoe_link", LINK_RULE, f"{f.get('count')} message(s) from the shoe were lost; "
+                          "check the cards dealt around here and enter any missing card.", out,
+                          lost=f.get("count"))
+        elif kind == "reboot":
+            self._finding("shoe_link", LINK_RULE, "The shoe restarted during the session; "
+                          "check that no card was missed.", out, status="info", reboot=True)
+        return out
+
+    def _card(self, f: dict, ts: float | None, out: list) -> None:
+        if self.finished:
+            self._next_board()
+        self._start(ts, out)
+        card = f.get("card")
+        if card is None:
+            self._unreadable({"count": 1, "flags": f.get("flags", 0), "reason": 0}, ts, out)
+            return
+        to = self._take_slot(bool(f.get("flags", 0) & P.FLAG_KITTY))
+        pack = f.get("pack", 0)
+        if self.pack is None and pack:
+            self.pack = pack
+        if to is None:
+            self.extra += 1
+            self._finding("extra_card", self.plan.count_rule,
+                          f"{card} came out of the shoe after the deal was complete "
+                          f"(card {self.plan.total + self.extra}); the pack has too many cards.",
+                          out, card=card, count=self.plan.total + self.extra, expected=self.plan.total)
+            return
+        kw: dict[str, Any] = {}
+        if f.get("flags", 0) & P.FLAG_FACE_UP:
+            kw["face_up"] = True
+        self._emit(make_event("deal", to=to, card=card, ts=ts, source="shoe", **kw), out)
+        self.seen[card] += 1
+        limit = self.plan.jokers if card == "JK" else 1
+        if self.seen[card] > limit:
+            self._finding("duplicate_card", self.plan.count_rule,
+                          f"{card} was dealt {'again' if card != 'JK' else 'once more than the pack has'} "
+                          f"in board {self.board}.", out, card=card, seat=to if len(to) == 1 else None)
+        if pack and self.pack and pack != self.pack:
+            self._finding("foreign_card", self.plan.count_rule,
+                          f"{card} to {to} is from pack {pack}, but board {self.board} uses pack {self.pack}.",
+                          out, card=card, pack=pack, expected_pack=self.pack, seat=to if len(to) == 1 else None)
+        conf = f.get("confidence", 100)
+        if conf < self.min_confidence:
+            self._finding("low_confidence", "tablecam shoe: reader confidence",
+                          f"The shoe read {card} to {to} with low confidence ({conf}%); please check it.",
+                          out, status="info", card=card, confidence=conf)
+        if self.complete and self.complete_at is None:
+            self.complete_at = ts
+
+    def _take_slot(self, kitty_flag: bool) -> str | None:
+        if kitty_flag and self.plan.kitty:
+            self.kitty += 1
+            self.counts["kitty"] += 1
+            return "kitty"
+        if self.slot < len(self.plan.slots):
+            to = self.plan.slots[self.slot]
+            self.slot += 1
+        elif self.kitty < self.plan.kitty:
+            # whist: every player has 13 but the kitty is short - the dealer
+            # forgot the KITTY button; the card can only be a kitty card.
+            self.kitty += 1
+            to = "kitty"
+        elif self.refill:
+            to = self.refill.pop(0)
+        else:
+            return None
+        self.counts[to] += 1
+        return to
+
+    def _unreadable(self, f: dict, ts: float | None, out: list) -> None:
+        if self.finished:
+            self._next_board()
+        self._start(ts, out)
+        n = max(1, int(f.get("count", 1)))
+        for i in range(n):
+            to = self._take_slot(i == 0 and bool(f.get("flags", 0) & P.FLAG_KITTY))
+            number = self.slot + self.kitty
+            if to is None:
+                self.extra += 1
+                self._finding("extra_card", self.plan.count_rule,
+                              f"An unreadable card came out of the shoe after the deal was complete "
+                              f"(card {self.plan.total + self.extra}).", out,
+                              count=self.plan.total + self.extra, expected=self.plan.total)
+                continue
+            why = {P.Unreadable.DOUBLE_FEED: "two cards left the shoe together",
+                   P.Unreadable.LOW_CONFIDENCE: "the reader was not sure"}.get(f.get("reason"), "it was not read")
+            self._finding("shoe_misread", "tablecam shoe: CARD_UNREADABLE",
+                          f"Card {number} of board {self.board} went to {to} but {why}; enter it by hand.",
+                          out, seat=to if len(to) == 1 else None, id=f"shoe-{self.board}-{number}",
+                          to=to, slot=number)
+        if self.complete and self.complete_at is None:
+            self.complete_at = ts
+
+    def _loaded(self, f: dict, ts: float | None, out: list) -> None:
+        if self.started and (self.slot or self.kitty):
+            self._finish(out)
+            self._next_board()
+        if f.get("pack"):
+            self.pack = f["pack"] if not self.packs else self.pack
+        self.finished = False
+
+    def _finish(self, out: list) -> None:
+        """End of a board: counts per destination against the game."""
+        if self.finished:
+            return
+        self.finished = True
+        if not self.complete:
+            for to, want in self.plan.expected.items():
+                got = self.counts.get(to, 0)
+                if got != want:
+                    self._finding("wrong_card_count", self.plan.count_rule,
+                                  f"{to} received {got} cards from the shoe in board {self.board}; "
+                                  f"the deal gives {want}.", out, seat=to, count=got, expected=want)
+
+    def _empty(self, f: dict, out: list) -> None:
+        if not self.started:
+            return
+        self._finish(out)
+
+    def _heartbeat(self, f: dict, ts: float | None, out: list) -> None:
+        if (self.complete and self.complete_at is not None and not self.left_reported
+                and not self.finished and self.plan.left_in_shoe == 0 and not f.get("empty", True)
+                and ts is not None and ts - self.complete_at >= self.grace):
+            self.left_reported = True
+            self._finding("cards_left_in_shoe", self.plan.count_rule,
+                          f"The deal of board {self.board} is complete but cards are still in the shoe.",
+                          out)
+
+    def _error(self, f: dict, out: list) -> None:
+        code = f.get("code")
+        if code == P.ErrorCode.JAM:
+            self._finding("shoe_jam", "tablecam shoe: ERROR JAM",
+                          "A card is stuck in the shoe's slot; free it (the card still counts).", out)
+        elif code == P.ErrorCode.DOUBLE_FEED:
+            self._finding("shoe_double_feed", "tablecam shoe: ERROR DOUBLE_FEED",
+                          "Two cards left the shoe together; check both went to the right players.",
+                          out, status="info")
+        elif code == P.ErrorCode.RING_OVERFLOW:
+            self._finding("shoe_link", LINK_RULE, "The shoe's memory overflowed while the host was away; "
+                          "check the cards dealt around here.", out)
