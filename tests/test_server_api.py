@@ -164,6 +164,20 @@ def test_serve_starts_with_token_from_environment(tmp_path):
         assert r.status_code == 200
         assert httpx.get(f"http://127.0.0.1:{port}/api/tables").status_code == 401
         assert httpx.get(f"http://127.0.0.1:{port}/api/tables", headers=AUTH).status_code == 200
+        import asyncio
+
+        import websockets
+
+        async def ws_status(url: str) -> int:
+            try:
+                async with websockets.connect(url) as ws:
+                    await ws.recv()
+                    return 101
+            except websockets.exceptions.InvalidStatus as e:
+                return e.response.status_code
+
+        assert asyncio.run(ws_status(f"ws://127.0.0.1:{port}/api/ws")) == 401
+        assert asyncio.run(ws_status(f"ws://127.0.0.1:{port}/api/ws?token={TOKEN}")) == 101
     finally:
         p.terminate()
         p.wait(10)

@@ -144,8 +144,8 @@ class Fanout:
             text = json.dumps(msg, default=str)
             for c in self.directors:
                 c.put(text)
-            if t == "finding":
-                self.dirty.add(msg["table"])
+            # open-alert counts live in the table summary: refresh the tile too
+            self.dirty.add(msg["table"] if t == "finding" else msg["alert"]["table"])
         elif t == "event":
             self.dirty.add(msg["table"])
             text = None

@@ -92,7 +92,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     print(f"tablecam serve: dashboard http://{host}:{port}/  broadcast http://{host}:{port}/broadcast "
           f"(delayed by {delay.describe()})", file=sys.stderr)
     try:
-        uvicorn.run(app, host=host, port=port, log_level="warning")
+        uvicorn.run(app, host=host, port=port, log_level="warning", ws="websockets-sansio")
     finally:
         stop.set()
     return 0

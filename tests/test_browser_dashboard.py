@@ -1,0 +1,159 @@
+"""Real browser (Debian's Chromium under Playwright) against a real uvicorn server.
+
+A real PBN board with a revoke swapped into its play is replayed into the
+running server over HTTP; the director sees the alert appear live, acknowledges
+it and records a ruling. The broadcast page is watched byte by byte (HTML, API
+responses, WebSocket frames) to prove it never holds a hand before its delay.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+
+import httpx
+import pytest
+
+from tablecam.server.app import create_app
+from tablecam.server.hub import TableHub
+from tablecam.server.samples import REALBRIDGE, event_dicts, real_boards, revoke_board
+from tablecam.server.testing import CHROMIUM, launch_chromium, serve_in_thread
+
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.skipif(not os.path.exists(CHROMIUM), reason="Debian chromium not installed"),
+]
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+TOKEN = "browser-test-token-4711"
+AUTH = {"Authorization": f"Bearer {TOKEN}"}
+
+sync_api = pytest.importorskip("playwright.sync_api")
+
+
+@pytest.fixture(autouse=True)
+def _cwd(monkeypatch):
+    monkeypatch.chdir(ROOT)
+    if not os.path.exists(REALBRIDGE):
+        pytest.skip("../shared/data/bridge not present")
+
+
+def post(base, table, events, **params):
+    body = "\n".join(json.dumps(e) for e in events) + "\n"
+    r = httpx.post(f"{base}/api/tables/{table}/events", content=body, params=params, timeout=10,
+                   headers={**AUTH, "Content-Type": "application/x-ndjson"})
+    assert r.status_code == 200, r.text
+    return r.json()
+
+
+def test_revoke_alert_live_acknowledge_and_ruling():
+    hub = TableHub()
+    board, info = revoke_board()
+    events = event_dicts(board)
+    cut = info["event"]
+    with serve_in_thread(create_app(hub, token=TOKEN)) as base, sync_api.sync_playwright() as p:
+        browser = launch_chromium(p)
+        page = browser.new_page(viewport={"width": 1280, "height": 860})
+        errors: list[str] = []
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        page.goto(base + "/")
+        page.fill("#token", TOKEN)
+        page.click("#login-form button")
+        page.wait_for_selector("#conn.live", timeout=10_000)
+        page.fill("#director-name", "Anna (TD)")
+        page.dispatch_event("#director-name", "change")
+
+        post(base, "table-1", events[:cut])                 # deal, auction, first trick: no alert yet
+        page.wait_for_selector('.tile[data-table="table-1"]', timeout=5_000)
+        assert page.locator(".tile.alerting").count() == 0
+        page.click('nav a[data-view="alerts"]')
+        assert page.locator(".alert").count() == 0
+
+        t0 = time.monotonic()
+        post(base, "table-1", events[cut:cut + 1])          # the revoke
+        card = page.locator(".alert", has=page.locator(".kind", has_text="revoke"))
+        card.first.wait_for(timeout=5_000)
+        seen_after = time.monotonic() - t0
+        assert seen_after < 2.0, f"alert took {seen_after:.2f} s to appear"
+        text = card.first.inner_text()
+        assert f"seat {info['seat']}" in text and f"trick {info['trick']}" in text and "Law 61" in text
+        assert "open" in card.first.locator(".pill").inner_text().lower()
+
+        page.click('nav a[data-view="grid"]')
+        page.wait_for_selector('.tile.alerting[data-table="table-1"]', timeout=5_000)
+        page.click('nav a[data-view="alerts"]')
+
+        card.first.locator("button", has_text="Acknowledge").click()
+        card.first.locator(".pill", has_text="acknowledged").wait_for(timeout=5_000)
+        assert "acknowledged by Anna (TD)" in card.first.inner_text()
+
+        post(base, "table-1", events[cut + 1:cut + 8])       # play goes on: the revoke becomes established
+        card.first.locator("text=established").first.wait_for(timeout=5_000)
+
+        form = card.first.locator("form[data-rule]")
+        options = form.locator("select option").all_inner_texts()
+        assert len(options) >= 3, options                   # (no option) + the rules' options + Other
+        form.locator("select").select_option(index=1)
+        form.locator("textarea").fill("Revoke established; two tricks to the non-offenders at the end (Law 64A).")
+        form.locator("button").click()
+        page.click('[data-filter="all"]')
+        ruled = page.locator(".alert.state-ruled")
+        ruled.first.wait_for(timeout=5_000)
+        assert "Ruling by Anna (TD)" in ruled.first.inner_text()
+
+        a = [x for x in hub.alerts() if x["kind"] == "revoke"][0]
+        assert a["state"] == "ruled" and a["ruling"]["by"] == "Anna (TD)" and a["ruling"]["option"] == options[1]
+        assert a["acknowledged"]["by"] == "Anna (TD)" and a["acknowledged"]["at"] <= a["ruling"]["at"]
+
+        page.click('nav a[data-view="grid"]')
+        page.wait_for_selector('.tile[data-table="table-1"]:not(.alerting)', timeout=5_000)
+        page.click('.tile[data-table="table-1"]')
+        page.wait_for_selector("#board .hand", timeout=5_000)
+        assert page.locator("#log div").count() >= cut + 8
+        assert page.locator(".trick .slot").count() + page.locator("#tricks li").count() > 0
+        assert not errors, errors
+        browser.close()
+
+
+def test_broadcast_never_holds_a_hand_before_its_delay():
+    hub = TableHub()
+    bs = real_boards(limit=60)
+    b1 = bs[0]
+    b2 = next(b for b in bs if b[0].get("board") != b1[0].get("board"))
+    dealt = sorted({str(e.card) for e in b1 if e.type == "deal"})
+    with serve_in_thread(create_app(hub, token=TOKEN, broadcast_delay={"boards": 1})) as base, \
+            sync_api.sync_playwright() as p:
+        browser = launch_chromium(p)
+        page = browser.new_page(viewport={"width": 1280, "height": 900})
+        frames: list[str] = []
+        responses: list = []
+        page.on("websocket", lambda ws: ws.on("framereceived", lambda f: frames.append(f if isinstance(f, str) else f.decode())))
+        page.on("response", lambda r: responses.append(r))
+        page.goto(base + "/broadcast")
+        page.wait_for_selector("#conn.live", timeout=10_000)
+
+        ev = event_dicts(b1)
+        for k in range(0, len(ev), 10):                     # board 1 is being played, live
+            post(base, "7", ev[k:k + 10])
+            time.sleep(0.1)
+        time.sleep(2.5)                                     # several broadcast ticks pass
+
+        def leaks(text: str) -> list[str]:
+            return [c for c in dealt if f'"{c}"' in text]
+
+        html = page.content()
+        assert 'data-card=' not in html and not leaks(html)
+        assert not any(leaks(f) for f in frames), "a WebSocket frame carried a card before the delay"
+        for r in responses:
+            try:
+                body = r.text()
+            except Exception:
+                continue
+            assert not leaks(body), f"{r.url} carried a card before the delay"
+
+        post(base, "7", event_dicts(b2[:1]))                # the table moves on to the next board
+        page.wait_for_selector("[data-card]", timeout=5_000)
+        shown = sorted(page.eval_on_selector_all("[data-card]", "els => els.map(e => e.dataset.card)"))
+        assert shown == dealt
+        assert f"Board {b1[0].get('board')}" in page.inner_text("#stage")
+        browser.close()
