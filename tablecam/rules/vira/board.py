@@ -109,6 +109,7 @@ class ViraBoard(BoardEngine):
         self.discards: dict[Seat, list[Card]] = {}
         self.bought: dict[Seat, list[Card]] = {}
         self.face_up_talong: set[Card] = set()
+        self.bought_done: set[Seat] = set()  # players whose purchase is over (their 'buy' event came)
         self._a4: Finding | None = None
         self._a7_done = False
         # play
@@ -116,6 +117,7 @@ class ViraBoard(BoardEngine):
         self.trick: Trick | None = None
         self.revokes = RevokeTracker("next_trick", id_prefix=f"vira-{self.board}")
         self._revoke_findings: dict[str, Finding] = {}
+        self._revoke_state: dict[str, tuple[int, int]] = {}  # revoke id -> (declarer's tricks before, trick no)
         self._out_of_turn: list[dict[str, Any]] = []
         self.claim: tuple[Seat, int] | None = None
         self.hand_size = self.rules.settings.get("deal", {}).get("hand", 13)
@@ -187,9 +189,9 @@ class ViraBoard(BoardEngine):
     # -- findings --------------------------------------------------------------------
     def flag(self, kind: str, key: str, message: str, ev: Event | None, seat: Any = None, trick: int | None = None,
              status: str = "pending", options: list[str] | None = None, remedy: str | None = None,
-             id: str | None = None, **extra: Any) -> Finding:
-        """Emit a finding citing ``Vira SM 2025 <section of key>``."""
-        f = Finding(kind, rule=self.rules.cite(key), message=message, board=self.board,
+             id: str | None = None, rule: str | None = None, **extra: Any) -> Finding:
+        """Emit a finding citing ``Vira SM 2025 <section of key>`` (or ``rule`` verbatim)."""
+        f = Finding(kind, rule=rule or self.rules.cite(key), message=message, board=self.board,
                     event=ev.index if ev is not None else None, seat=str(seat) if seat is not None else None,
                     trick=trick, status=status, options=list(options or []), remedy=remedy,
                     id=id or f"vira-{self.board}-{kind}-{ev.index if ev is not None else 'end'}", extra=extra)
@@ -248,10 +250,9 @@ class ViraBoard(BoardEngine):
 
     def _on_talong_face_up(self, ev: Event) -> None:
         self.face_up_talong.add(ev.card)
-        self.flag("talong_face_up", "misdeal_responsible", f"{ev.card} was found face up in the talong; it stays "
+        self.flag("talong_face_up", "talong_face_up", f"{ev.card} was found face up in the talong; it stays "
                   "face up: it may not be bought in a köpspel or solo and is ignored in a gask.", ev, status="info",
                   card=str(ev.card))
-        self.findings[-1].rule = f"{self.rules.prefix} E.9"
 
     def _on_ruling(self, ev: Event) -> None:
         self.rulings.append(ev)
@@ -553,20 +554,18 @@ class ViraBoard(BoardEngine):
                 self.flag("card_not_in_talong", "declarer_purchase" if seat == self.declarer else "defender_purchase",
                           f"{seat} bought {c}, which is not in the talong.", ev, seat=seat, status="info", card=str(c))
             if c in self.face_up_talong and self.contract is not None and self.contract.family != "gask":
-                self.flag("face_up_card_bought", "misdeal_responsible", f"{seat} bought {c}, which lay face up in the "
+                self.flag("face_up_card_bought", "face_up_bought", f"{seat} bought {c}, which lay face up in the "
                           "talong; in a köpspel or solo it may not be bought and is put aside.", ev, seat=seat,
                           remedy="Put the card aside (E.10).", card=str(c))
-                self.findings[-1].rule = f"{self.rules.prefix} E.10"
             hand.append(c)
         self.bought.setdefault(seat, []).extend(cards)
-        self.bought_done = getattr(self, "bought_done", set())
         self.bought_done.add(seat)
 
     def _purchase_order(self, ev: Event, seat: Seat) -> None:
         """G.4 / G.5: the declarer buys first, then left, then right-hand opponent."""
         if self.declarer is None or self.phase != "purchase" or seat == self.declarer:
             return
-        done = getattr(self, "bought_done", set())
+        done = self.bought_done
         c = self.contract
         if c is not None and c.purchase and self.declarer not in done:
             if ("G.5", str(seat)) in self._flagged:
@@ -595,7 +594,7 @@ class ViraBoard(BoardEngine):
             self.forced.append(Forced(ev.index, "lagd", "G.3"))
             return
         need = c.family in self.rules.settings.get("trump_before_purchase", []) and not c.is_misar
-        if need and not self.trump_named and getattr(self, "bought_done", set()).isdisjoint({self.declarer}):
+        if need and not self.trump_named and self.declarer not in self.bought_done:
             if self.bid_suit and self.bid_suit == self.first_suit:
                 return  # G.2: bid in högsta färg, the trump is already named
             self._g1(ev, f"The declarer {self.declarer} bought before naming trump in {c.name}.")
@@ -718,8 +717,7 @@ class ViraBoard(BoardEngine):
         hand = self.hands.setdefault(seat, [])
         if self.deal.known and card not in hand:
             self.flag("card_not_in_hand", "out_of_turn", f"{seat} played {card}, which is not in his hand.", ev,
-                      seat=seat, trick=number, status="info", card=str(card))
-            self.findings[-1].rule = "tablecam event log"
+                      seat=seat, trick=number, status="info", card=str(card), rule="tablecam event log")
         elif self.deal.known:
             led = self.trick.led_suit()
             r = self.revokes.check(seat, card, hand, led, number, ev.index)
@@ -730,8 +728,7 @@ class ViraBoard(BoardEngine):
                               options=["correct now: take back this card and every card after it, play a card of "
                                        "the suit led (J.3, J.4)"])
                 self._revoke_findings[r.id] = f
-                self._revoke_trick_state = getattr(self, "_revoke_trick_state", {})
-                self._revoke_trick_state[r.id] = (self._declarer_tricks(), number)
+                self._revoke_state[r.id] = (self._declarer_tricks(), number)
         if card in hand:
             hand.remove(card)
         self.trick.add(seat, card, ev.index)
@@ -747,7 +744,7 @@ class ViraBoard(BoardEngine):
             if f is None:
                 continue
             offender = r.seat
-            taken, trick_no = getattr(self, "_revoke_trick_state", {}).get(r.id, (0, r.trick))
+            taken, trick_no = self._revoke_state.get(r.id, (0, r.trick))
             outcome = self._most_favourable(offender, taken, trick_no)
             self.restate(f, "established", ev, established=True, outcome=outcome,
                          message=f"{offender}'s revoke in trick {r.trick} was not corrected before the next trick was "
@@ -829,13 +826,11 @@ class ViraBoard(BoardEngine):
         for r in self.revokes.close():
             f = self._revoke_findings.get(r.id)
             if f is not None:
-                taken, trick_no = getattr(self, "_revoke_trick_state", {}).get(r.id, (0, r.trick))
+                taken, trick_no = self._revoke_state.get(r.id, (0, r.trick))
                 outcome = self._most_favourable(r.seat, taken, trick_no)
                 self.restate(f, "established", event, established=True, outcome=outcome,
                              remedy=f"Settle as {outcome} for the declarer (J.5).")
-                # a revoke in the last trick is only established if the play went on; the deal is over: J.3 applies
-                if trick_no < len(self.tricks):
-                    self.forced.append(Forced(r.event, outcome, "J.5"))
+                self.forced.append(Forced(r.event, outcome, "J.5"))
         self.phase = "done"
         self.score = self._settle(event)
         self.emit(Finding("score", rule=self.score.pop("rule"), message=self.score.pop("message"), board=self.board,
