@@ -1,0 +1,124 @@
+"""A table node: one table's sources -> store -> engine -> bus.
+
+Order of operations for every event, and why:
+
+1. **store** (SQLite, fsync'd): once written, the event survives a crash;
+2. **engine** fold: findings for this table (the node judges locally, so a
+   table keeps working when the network to the director is down);
+3. **bus**: the event (QoS 1; marked published in the store's outbox when the
+   broker acknowledges), its findings, and the retained table state.
+
+After a restart the node rebuilds the engine by replaying its store (state
+equals the state before the crash, engines being pure folds) and re-sends its
+outbox. A director station that notices a gap asks for a resend on the
+table's ``control`` topic, like the shoe protocol's RESEND.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import threading
+from typing import Any, Callable
+
+from .bus.base import Bus, Message
+from .engine import Table
+from .events import Event, parse_event
+from .findings import Finding, bad_event
+from .store import EventStore
+
+log = logging.getLogger(__name__)
+
+
+def to_item(event: dict[str, Any], index: int) -> Event | Finding:
+    """Parse a stored event dict; a bad one becomes a ``bad_event`` finding."""
+    try:
+        return parse_event(event, index)
+    except ValueError as e:
+        return bad_event(f"Event {index} was not understood: {e}; skipped.", index,
+                         line=json.dumps(event)[:200])
+
+
+class TableNode:
+    """Runs one table. Thread-safe: shoe, camera and operator may call :meth:`emit`."""
+
+    def __init__(self, table_id: str, store: EventStore, bus: Bus,
+                 rulesets: dict[str, dict[str, Any]] | None = None,
+                 on_findings: Callable[[list[Finding]], None] | None = None) -> None:
+        self.id = table_id
+        self.store = store
+        self.bus = bus
+        self.table = Table(rulesets, name=table_id)
+        self.on_findings = on_findings
+        self._lock = threading.RLock()
+        self.recovered = 0
+        for se in store.events(table_id):
+            self.table.apply(to_item(se.event, se.seq - 1))
+            self.recovered += 1
+        bus.set_will(table_id)
+
+    # -- lifecycle ----------------------------------------------------------
+    def start(self) -> None:
+        self.bus.subscribe(self._on_control, table=self.id, kinds=("control",))
+        self.bus.start()
+        self.announce()
+
+    def announce(self) -> None:
+        """Online + current state (retained), then whatever the outbox still holds."""
+        self.bus.publish(Message(self.id, "availability", "online", retained=True))
+        self._publish_state()
+        self.flush_outbox()
+
+    def stop(self, offline: bool = True) -> None:
+        if offline:
+            self.bus.publish(Message(self.id, "availability", "offline", retained=True))
+        self.bus.stop()
+
+    # -- the hot path ---------------------------------------------------------
+    def emit(self, event: dict[str, Any]) -> list[Finding]:
+        """Record one event from any source; return the findings it caused."""
+        with self._lock:
+            seq = self.store.append(self.id, event)
+            findings = self.table.apply(to_item(event, seq - 1))
+            self._publish_event(seq, event)
+            for f in findings:
+                self.bus.publish(Message(self.id, "findings", f.to_dict(), seq))
+            self._publish_state(seq)
+        if findings and self.on_findings:
+            self.on_findings(findings)
+        return findings
+
+    def _publish_event(self, seq: int, event: dict[str, Any]) -> None:
+        self.bus.publish(Message(self.id, "events", event, seq),
+                         on_ack=lambda s=seq: self.store.mark_published(self.id, s))
+
+    def _publish_state(self, seq: int | None = None) -> None:
+        b = self.table.board
+        state = b.snapshot() if b is not None else {"phase": "idle"}
+        state = {"table": self.id, "seq": seq if seq is not None else self.store.last_seq(self.id), **state}
+        self.bus.publish(Message(self.id, "state", state, state["seq"], retained=True))
+
+    def flush_outbox(self) -> int:
+        """Re-send every event the broker has not acknowledged; return how many."""
+        with self._lock:
+            pending = self.store.unpublished(self.id)
+            for se in pending:
+                self._publish_event(se.seq, se.event)
+        return len(pending)
+
+    def resend(self, after: int) -> int:
+        """Re-send every stored event after ``after`` (a station's gap request)."""
+        with self._lock:
+            n = 0
+            for se in self.store.events(self.id, after=after):
+                self._publish_event(se.seq, se.event)
+                n += 1
+        return n
+
+    def _on_control(self, msg: Message) -> None:
+        p = msg.payload if isinstance(msg.payload, dict) else {}
+        if "resend_after" in p:
+            try:
+                self.resend(int(p["resend_after"]))
+            except (TypeError, ValueError):
+                log.warning("bad control message on %s: %r", self.id, p)

@@ -1,0 +1,299 @@
+"""Store, bus, table node and station: durability and exactly-once delivery.
+
+The MQTT tests run a real Mosquitto (tests/conftest.py) with the repo's ACL.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from tablecam.bus import make_bus
+from tablecam.bus.base import Message
+from tablecam.bus.station import Station
+from tablecam.config import ConfigError, load_table_config
+from tablecam.engine import Table
+from tablecam.node import TableNode, to_item
+from tablecam.sim.bridge import simulate_board, simulate_session
+from tablecam.store import EventStore
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def _strip(ev: dict) -> dict:
+    return {k: v for k, v in ev.items() if k not in ("ts", "source")}
+
+
+class Sink:
+    def __init__(self) -> None:
+        self.got: dict[str, list[tuple[int, dict]]] = {}
+        self.lock = threading.Lock()
+
+    def __call__(self, table: str, seq: int, ev: dict) -> None:
+        with self.lock:
+            self.got.setdefault(table, []).append((seq, ev))
+
+    def seqs(self, table: str) -> list[int]:
+        return [s for s, _ in self.got.get(table, [])]
+
+    def wait(self, table: str, n: int, timeout: float = 20.0) -> bool:
+        deadline = time.time() + timeout
+        while time.time() < deadline:
+            if len(self.got.get(table, [])) >= n:
+                return True
+            time.sleep(0.05)
+        return False
+
+
+# -- store --------------------------------------------------------------------
+
+def test_store_append_is_durable_and_idempotent(tmp_path):
+    path = str(tmp_path / "t.sqlite")
+    s = EventStore(path)
+    evs = simulate_board(1, seed=2, irregularity=None)
+    for ev in evs:
+        s.append("t1", ev)
+    s.append("t1", evs[3], seq=4)  # redelivered: ignored
+    s.close()
+    s2 = EventStore(path)
+    assert [e.event for e in s2.events("t1")] == evs
+    assert s2.last_seq("t1") == len(evs)
+    assert s2.append("t1", {"type": "end"}) == len(evs) + 1
+
+
+def test_state_after_restart_equals_state_before(tmp_path):
+    """Issue 7: state rebuilt by replaying the store equals the state before the crash."""
+    path = str(tmp_path / "t.sqlite")
+    evs = simulate_board(5, seed=4, irregularity="revoke")
+    n = 60  # mid-play
+    node = TableNode("t1", EventStore(path), make_bus("inproc"))
+    for ev in evs[:n]:
+        node.emit(ev)
+    before = node.table.board.snapshot()
+    findings_before = [f.to_dict() for f in node.table.findings]
+    node2 = TableNode("t1", EventStore(path), make_bus("inproc"))
+    assert node2.recovered == n
+    assert node2.table.board.snapshot() == before
+    assert [f.to_dict() for f in node2.table.findings] == findings_before
+
+
+# -- in-process bus -----------------------------------------------------------
+
+def test_inproc_node_to_station_in_order(tmp_path):
+    bus = make_bus("inproc")
+    sink = Sink()
+    station = Station(bus, sink)
+    station.start()
+    node = TableNode("t1", EventStore(str(tmp_path / "n.sqlite")), bus)
+    node.start()
+    evs = list(simulate_session(2, seed=3, rate=0.0))
+    for ev in evs:
+        node.emit(ev)
+    assert [ev for _, ev in sink.got["t1"]] == evs
+    assert sink.seqs("t1") == list(range(1, len(evs) + 1))
+    assert station.links["t1"].online is True
+    assert station.links["t1"].state["seq"] == len(evs)
+
+
+def test_station_drops_duplicates_and_reorders():
+    bus = make_bus("inproc")
+    sink = Sink()
+    Station(bus, sink).start()
+    for seq in (2, 1, 1, 3, 2):
+        bus.publish(Message("t9", "events", {"type": "end", "n": seq}, seq))
+    assert sink.seqs("t9") == [1, 2, 3]
+
+
+def test_station_requests_resend_of_a_gap(tmp_path):
+    bus = make_bus("inproc")
+    sink = Sink()
+    station = Station(bus, sink, gap_timeout=0.2)
+    station.start()
+    node = TableNode("t1", EventStore(str(tmp_path / "n.sqlite")), bus)
+    node.start()
+    # Lose event 2 on the way (as a broken network would), then carry on.
+    real_publish = bus.publish
+
+    def lossy(msg, on_ack=None):
+        if msg.kind == "events" and msg.seq == 2 and not getattr(lossy, "lost", False):
+            lossy.lost = True
+            return
+        real_publish(msg, on_ack)
+
+    bus.publish = lossy
+    for ev in simulate_board(1, seed=1, irregularity=None)[:10]:
+        node.emit(ev)
+    assert sink.seqs("t1") == [1]
+    assert sink.wait("t1", 10, timeout=3)
+    assert sink.seqs("t1") == list(range(1, 11))
+    assert station.links["t1"].resend_requests >= 1
+
+
+# -- config ---------------------------------------------------------------------
+
+def test_config_unknown_key_names_the_key(tmp_path):
+    p = tmp_path / "bad.toml"
+    p.write_text('[table]\nid = "t1"\n[bus]\nkind = "mqtt"\nprot = 1883\n')
+    with pytest.raises(ConfigError, match=r"unknown key 'bus.prot'"):
+        load_table_config(str(p))
+
+
+def test_example_configs_load():
+    from tablecam.config import load_championship_config
+
+    assert load_table_config(str(REPO / "config/table.toml")).table.id == "club1"
+    assert load_table_config(str(REPO / "config/championship-table.toml")).bus.kind == "mqtt"
+    champ = load_championship_config(str(REPO / "config/championship.toml"))
+    assert len(champ.table_ids()) == 200 and champ.table_ids()[0] == "t001"
+
+
+def test_run_with_bad_config_exits_with_clear_message(tmp_path):
+    p = tmp_path / "bad.toml"
+    p.write_text('[table]\nid = "t1"\ncolour = "red"\n')
+    r = subprocess.run([sys.executable, "-m", "tablecam", "run", "--config", str(p)],
+                       capture_output=True, text=True, cwd=REPO, timeout=60)
+    assert r.returncode == 2 and "unknown key 'table.colour'" in r.stderr
+
+
+# -- MQTT with a real Mosquitto ----------------------------------------------------
+
+def _mqtt(broker, user, client_id=None):
+    return make_bus("mqtt", host="127.0.0.1", port=broker.port, username=user,
+                    password=broker.users[user], client_id=client_id)
+
+
+@pytest.mark.mqtt
+def test_mqtt_table_to_station_exactly_once(mosquitto, tmp_path):
+    sink = Sink()
+    station = Station(_mqtt(mosquitto, "director", "station-1"), sink)
+    station.start()
+    node = TableNode("t1", EventStore(str(tmp_path / "t1.sqlite")), _mqtt(mosquitto, "t1", "table-t1"))
+    node.start()
+    evs = list(simulate_session(2, seed=5, rate=0.5))
+    for ev in evs:
+        node.emit(ev)
+    assert sink.wait("t1", len(evs))
+    assert [ev for _, ev in sink.got["t1"]] == evs
+    deadline = time.time() + 5
+    while node.store.unpublished("t1") and time.time() < deadline:
+        time.sleep(0.05)
+    assert node.store.unpublished("t1") == []  # every event acknowledged by the broker
+    node.stop()
+    station.stop()
+
+
+@pytest.mark.mqtt
+def test_mqtt_acl_table_cannot_write_another_tables_topics(mosquitto, tmp_path):
+    sink = Sink()
+    station = Station(_mqtt(mosquitto, "director", "station-acl"), sink)
+    station.start()
+    forger = _mqtt(mosquitto, "t2", "forger")
+    forger.start()
+    assert forger.wait_connected(5)
+    forger.publish(Message("t1", "events", {"type": "board", "game": "bridge", "board": 99}, 1))
+    forger.publish(Message("t2", "events", {"type": "board", "game": "bridge", "board": 1}, 1))
+    assert sink.wait("t2", 1, timeout=5)
+    time.sleep(0.5)
+    assert "t1" not in sink.got  # the broker dropped t2's forged event for t1
+    forger.stop()
+    station.stop()
+
+
+@pytest.mark.mqtt
+def test_mqtt_broker_outage_loses_nothing(mosquitto, tmp_path):
+    sink = Sink()
+    station = Station(_mqtt(mosquitto, "director", "station-outage"), sink)
+    station.start()
+    node = TableNode("t1", EventStore(str(tmp_path / "t1.sqlite")), _mqtt(mosquitto, "t1", "table-t1"))
+    node.bus._user_on_connect = node.announce  # re-announce and flush the outbox on every reconnect
+    node.start()
+    evs = simulate_board(1, seed=9, irregularity="revoke")
+    for ev in evs[:30]:
+        node.emit(ev)
+    assert sink.wait("t1", 30)
+    mosquitto.stop()
+    for ev in evs[30:70]:  # the broker is down: events go to the outbox
+        node.emit(ev)
+    time.sleep(3)
+    mosquitto.start()
+    for ev in evs[70:]:
+        node.emit(ev)
+    assert sink.wait("t1", len(evs), timeout=30), f"got {len(sink.got.get('t1', []))} of {len(evs)}"
+    assert [ev for _, ev in sink.got["t1"]] == evs
+    node.stop()
+    station.stop()
+
+
+def _write_table_config(tmp_path: Path, table: str, broker, boards: int, speed: float) -> Path:
+    cfg = tmp_path / f"{table}.toml"
+    cfg.write_text(
+        f'[table]\nid = "{table}"\ngame = "bridge"\n'
+        f'[bus]\nkind = "mqtt"\nhost = "127.0.0.1"\nport = {broker.port}\nusername = "{table}"\n'
+        f'password_env = "MQTT_PW_{table}"\n'
+        f'[store]\npath = "{tmp_path / (table + ".sqlite")}"\n'
+        f'[sim]\nboards = {boards}\nspeed = {speed}\nseed = 11\nirregularities = 0.5\n')
+    return cfg
+
+
+def _node_proc(cfg: Path, broker, table: str) -> subprocess.Popen:
+    env = dict(os.environ, **{f"MQTT_PW_{table}": broker.users[table]})
+    return subprocess.Popen([sys.executable, "-m", "tablecam", "run", "--config", str(cfg)],
+                            cwd=REPO, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+
+
+@pytest.mark.mqtt
+def test_several_table_nodes_as_processes_through_the_broker(mosquitto, tmp_path):
+    sink = Sink()
+    station = Station(_mqtt(mosquitto, "director", "station-multi"), sink)
+    station.start()
+    tables = ["t1", "t2", "t3"]
+    procs = [_node_proc(_write_table_config(tmp_path, t, mosquitto, 1, 400.0), mosquitto, t) for t in tables]
+    for p in procs:
+        assert p.wait(60) == 0, p.stderr.read().decode()
+    expected = list(simulate_session(1, seed=11, rate=0.5))
+    for t in tables:
+        assert sink.wait(t, len(expected))
+        assert [_strip(ev) for _, ev in sink.got[t]] == expected
+        assert station.links[t].online is False  # clean shutdown announces offline
+    station.stop()
+
+
+@pytest.mark.mqtt
+def test_sigkill_table_node_mid_board_loses_and_duplicates_nothing(mosquitto, tmp_path):
+    sink = Sink()
+    station = Station(_mqtt(mosquitto, "director", "station-kill"), sink)
+    station.start()
+    cfg = _write_table_config(tmp_path, "t1", mosquitto, 2, 60.0)
+    p = _node_proc(cfg, mosquitto, "t1")
+    assert sink.wait("t1", 40, timeout=30)
+    os.kill(p.pid, signal.SIGKILL)
+    p.wait()
+    # The broker publishes the node's last will: the table shows offline.
+    deadline = time.time() + 25
+    while station.links["t1"].online is not False and time.time() < deadline:
+        time.sleep(0.1)
+    assert station.links["t1"].online is False
+    killed_at = len(sink.got["t1"])
+    p2 = _node_proc(cfg, mosquitto, "t1")
+    assert p2.wait(120) == 0, p2.stderr.read().decode()
+    assert "recovered" in p2.stderr.read().decode()
+    expected = list(simulate_session(2, seed=11, rate=0.5))
+    assert sink.wait("t1", len(expected), timeout=20)
+    got = sink.got["t1"]
+    assert [s for s, _ in got] == list(range(1, len(expected) + 1))  # none lost, none duplicated
+    assert [_strip(ev) for _, ev in got] == expected
+    assert killed_at < len(expected)
+    # The station's state equals a fresh fold of the node's own store.
+    store = EventStore(str(tmp_path / "t1.sqlite"))
+    a, b = Table(), Table()
+    a.feed([to_item(se.event, se.seq - 1) for se in store.events("t1")])
+    b.feed([to_item(ev, s - 1) for s, ev in got])
+    assert [f.to_dict() for f in a.findings] == [f.to_dict() for f in b.findings]
+    station.stop()
