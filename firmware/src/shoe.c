@@ -78,17 +78,27 @@ void shoe_init(struct shoe *sh)
 
 static void start_resend(struct shoe *sh, uint16_t from)
 {
-    int pos = ring_find(&sh->ring, from);
+    int pos;
+    uint16_t oldest;
+    if (from == sh->next_seq)
+        return; /* the host is up to date: nothing to send */
+    pos = ring_find(&sh->ring, from);
     if (pos >= 0) {
         sh->resend_active = 1;
         sh->resend_next = from;
         return;
     }
-    /* Asking for the future (nothing sent since): nothing to do. */
-    if ((uint16_t)(from - sh->next_seq) < 0x8000u)
-        return;
-    /* Too old: say so, then replay what is still kept (the error itself included). */
-    send_error(sh, ERR_RESEND_UNAVAILABLE, ring_oldest_seq(&sh->ring));
+    /* Not kept (acknowledged, overwritten, or asked for across a reboot): say
+     * which frame is the oldest kept once this ERROR is in the ring, then
+     * replay the ring (the error included). */
+    if (sh->ring.count == 0)
+        oldest = sh->next_seq;
+    else if (sh->ring.count >= RING_SLOTS) {
+        uint8_t len;
+        ring_at(&sh->ring, 1, &len, &oldest);
+    } else
+        oldest = ring_oldest_seq(&sh->ring);
+    send_error(sh, ERR_RESEND_UNAVAILABLE, oldest);
     sh->resend_active = 1;
     sh->resend_next = ring_oldest_seq(&sh->ring);
 }

@@ -448,9 +448,9 @@ static void test_shoe_app(void)
     CHECK_EQ(fr[0].payload[0], ERR_RESEND_UNAVAILABLE);
     CHECK_EQ(get_u16(fr[0].payload + 1), 3);
     CHECK_EQ(fr[1].seq, 3);
-    /* RESEND of the future is ignored */
+    /* RESEND of the next frame (the host is up to date) sends nothing */
     mark = fake_tx_len;
-    host_cmd(MSG_RESEND, 100, 2);
+    host_cmd(MSG_RESEND, SH.next_seq, 2);
     shoe_poll(&SH);
     CHECK_EQ(decode_tx(mark, fr, 256), 0);
     /* SET_TIME moves the device clock */

@@ -170,7 +170,7 @@ class ShoeLink:
         if self.expected is not None and self._seen.get(frame.seq) == frame.raw:
             self.stats.duplicates += 1
             return
-        if self.expected is not None and not self._joining:
+        if self._seen:  # this session already delivered frames: a new HELLO is a restart
             old = self.hello.get("boot") if self.hello else "?"
             self._reboot(now, out, f"the shoe restarted (boot {old} -> {info['boot']})")
         self._joining = False
@@ -225,6 +225,14 @@ class ShoeLink:
                 self.request_resend(now, force=True)
                 return
         d = seq_ahead(frame.seq, self.expected)
+        if self._joining and d != 0:
+            # Until the shoe says where its memory starts, every frame waits.
+            if frame.seq in self._pending:
+                self.stats.duplicates += 1
+            else:
+                self._pending[frame.seq] = frame
+            self.request_resend(now)
+            return
         if d == 0:
             if self._time_went_back(frame.time_ms) and frame.type != MsgType.HELLO:
                 self._reboot(now, out, "device time went backwards: the shoe restarted")
@@ -266,6 +274,8 @@ class ShoeLink:
         """Not delivered or buffered yet (a resent copy of an old ERROR must not act twice)."""
         if self.expected is None:
             return True
+        if self._joining:
+            return frame.seq not in self._pending
         return frame.seq not in self._pending and seq_ahead(frame.seq, self.expected) < self.window
 
     def _resend_unavailable(self, frame: Frame, now: float, out: list) -> None:
@@ -273,7 +283,7 @@ class ShoeLink:
         if self.expected is None:
             return
         missing = seq_ahead(oldest, self.expected)
-        if 0 < missing < self.window:
+        if 0 < missing and (missing < self.window or self._joining):
             if self._joining:
                 out.append(Notice("session", f"joined a running shoe at frame {oldest}", {"seq": oldest}))
             else:
@@ -300,7 +310,7 @@ class ShoeLink:
         while self.expected in self._pending:
             self._deliver(self._pending.pop(self.expected), out)
         # stale entries behind expected (delivered meanwhile) are dropped
-        for s in [s for s in self._pending if seq_ahead(s, self.expected) >= self.window]:
+        for s in [] if self._joining else [s for s in self._pending if seq_ahead(s, self.expected) >= self.window]:
             del self._pending[s]
         if self.in_sync:
             self._resend_at = None
@@ -314,15 +324,21 @@ class ShoeLink:
                           {"seqs": seqs[:64], "count": count}))
 
     def _reboot(self, now: float, out: list, why: str) -> None:
+        """End the old session: report what it can no longer resend, hand on
+        what did arrive (after the gap, in order), then start afresh."""
         self.stats.reboots += 1
         if self.expected is not None and not self.in_sync:
             target = self._gap_target
             if self._pending:
-                target = max(self._pending, key=lambda s: seq_ahead(s, self.expected))
+                last = max(self._pending, key=lambda s: seq_ahead(s, self.expected))
+                if target is None or seq_ahead(last, self.expected) > seq_ahead(target, self.expected):
+                    target = last
             if target is not None:
                 n = seq_ahead(target, self.expected) + 1 - len(self._pending)
                 if n > 0:
                     self._lose(self.expected, n, out, "the shoe restarted before resending them")
+            for s in sorted(self._pending, key=lambda s: seq_ahead(s, self.expected)):
+                self._deliver(self._pending.pop(s), out)
         out.append(Notice("reboot", why, {}))
         hello = self.hello
         self._reset_session()
@@ -336,7 +352,10 @@ class ShoeLink:
                 assert self.expected is not None
                 if self._pending:
                     first = min(self._pending, key=lambda s: seq_ahead(s, self.expected))
-                    self._lose(self.expected, seq_ahead(first, self.expected), out, "no answer to RESEND")
+                    if self._joining:
+                        out.append(Notice("session", f"joined a running shoe at frame {first}", {"seq": first}))
+                    else:
+                        self._lose(self.expected, seq_ahead(first, self.expected), out, "no answer to RESEND")
                     self.expected = first
                     self._drain(out)
                 elif self._gap_target is not None:

@@ -121,13 +121,18 @@ class VirtualShoe:
             self.error(P.ErrorCode.BAD_FRAME, f.type)
 
     def _resend(self, start: int) -> None:
+        if start == self.next_seq:
+            return  # the host is up to date: nothing to send
         seqs = [s for s, _ in self.ring]
         if start in seqs:
             i = seqs.index(start)
-        elif (start - self.next_seq) % 65536 < 0x8000:
-            return  # the future: nothing sent since
         else:
-            oldest = seqs[0] if seqs else self.next_seq
+            # Not kept (acknowledged, overwritten, or from before a reboot): say
+            # which is the oldest kept once this ERROR is in the ring, then replay.
+            if len(self.ring) >= self.ring_slots:
+                oldest = seqs[1] if len(seqs) > 1 else self.next_seq
+            else:
+                oldest = seqs[0] if seqs else self.next_seq
             self.error(P.ErrorCode.RESEND_UNAVAILABLE, oldest)
             i = 0
         for _, raw in list(self.ring)[i:]:
