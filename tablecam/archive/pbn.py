@@ -151,8 +151,10 @@ def _scan_games(text: str) -> Iterator[Game]:
             j = s.find("}")
             if j < 0:
                 continue
-            s = s[j + 1:]
+            s = s[j + 1:].strip()
             in_comment = False
+            if not s:
+                continue  # the end of a comment is not a blank line
         s = s.strip()
         if not s:
             if game is not None and not in_comment:
