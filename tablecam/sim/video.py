@@ -72,6 +72,7 @@ class SimOptions:
     lighting: bool = True
     noise: float = 3.0
     hand_passes: bool = True
+    pass_prob: float = 0.45           # chance of a hand sweeping over the table, twice per trick
     play_gap_s: float = 0.5           # pause after a card rests
     approach_s: float = 0.55
     withdraw_s: float = 0.3
@@ -181,7 +182,7 @@ def plan_scene(events: Iterable[Event], opt: SimOptions) -> Scene:
 
     def maybe_pass() -> None:
         nonlocal t
-        if not opt.hand_passes or rng.random() > 0.45:
+        if not opt.hand_passes or rng.random() >= opt.pass_prob:
             return
         seat = rng.choice(SEATS)
         dx, dy = SEAT_DIR[seat]

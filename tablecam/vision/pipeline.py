@@ -67,7 +67,10 @@ class Reading:
 
 def default_classifier() -> Callable[[np.ndarray], Reading]:
     """The shipped model's card classifier (imported on first use)."""
-    from . import detector
+    try:
+        from . import detector
+    except ImportError as e:
+        raise RuntimeError(f"the card model is not available (tablecam.vision.detector: {e})") from None
 
     classes = getattr(detector, "CLASSES", None) or getattr(detector, "CARD_CLASSES", None)
     if classes is None:

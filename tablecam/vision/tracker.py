@@ -160,7 +160,7 @@ class StabilityTracker:
                 c.done = True
                 if not any(self._same_place(p, b) for p in self.placed):
                     quad = self._quad(labels, b)
-                    if quad is not None:
+                    if quad is not None and self._card_shaped(quad, b) and not self._covers_placed(labels, b):
                         out.append(Rest(b, quad, c.first_ts, c.first_frame))
         self.candidates = new_cands
 
@@ -188,6 +188,32 @@ class StabilityTracker:
     def _same_place(self, p: Placed, b: Blob) -> bool:
         tol = max(2.0, 6.0 * self.ppm)   # 6 mm
         return abs(p.blob.cx - b.cx) <= tol and abs(p.blob.cy - b.cy) <= tol
+
+    def _card_shaped(self, quad: np.ndarray, b: Blob) -> bool:
+        """A whole card: the size of a card and filling its rectangle.
+
+        A card partly under a hand or an arm is not read (its blob is too
+        small or not rectangular); it will be read once uncovered.
+        """
+        e1 = float(np.linalg.norm(quad[1] - quad[0]))
+        e2 = float(np.linalg.norm(quad[2] - quad[1]))
+        short, long_ = sorted((e1, e2))
+        cw, ch = (v * self.ppm for v in self.cfg.card_mm)
+        fill = b.area / max(e1 * e2, 1e-6)
+        return 0.8 * cw <= short <= 1.25 * cw and 0.8 * ch <= long_ <= 1.25 * ch and fill >= 0.8
+
+    def _covers_placed(self, labels: np.ndarray, b: Blob) -> bool:
+        """Most of this blob lies on a card already placed (seen again after a hand moved)."""
+        import cv2
+
+        x, y, w, h = b.bbox
+        sub = labels[y:y + h, x:x + w] == b.label
+        for p in self.placed:
+            m = np.zeros(labels.shape, np.uint8)
+            cv2.fillConvexPoly(m, p.quad_view.astype(np.int32), 1)
+            if (m[y:y + h, x:x + w].astype(bool) & sub).sum() >= 0.5 * b.area:
+                return True
+        return False
 
     def _quad(self, labels: np.ndarray, b: Blob) -> np.ndarray | None:
         """The card's corners (view px) from its blob: the minimum-area rectangle."""

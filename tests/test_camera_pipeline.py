@@ -1,0 +1,149 @@
+"""Camera pipeline on simulated table videos: the right events, none from a passing hand, on time.
+
+The classifier here is a template matcher over the simulator's own faces
+(``camera_helpers.TemplateClassifier``), so these tests check the camera
+side - calibration, top-down view, stability, zones, tricks, timing - on
+their own.  ``test_full_deal_with_shipped_model`` runs the trained model.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parent))
+from camera_helpers import TemplateClassifier, truth  # noqa: E402
+
+from tablecam.sim.video import SimOptions, random_deal_log, render_video  # noqa: E402
+from tablecam.vision.camera import FrameSource  # noqa: E402
+from tablecam.vision.fusion import HandBook  # noqa: E402
+from tablecam.vision.pipeline import CameraPipeline  # noqa: E402
+from tablecam.vision.zones import CameraConfig  # noqa: E402
+
+
+_CLF: list = []
+
+
+def _classifier() -> TemplateClassifier:
+    if not _CLF:
+        _CLF.append(TemplateClassifier())
+    return _CLF[0]
+
+
+def _run(video: Path, hands: HandBook | None = None, shoe: list | None = None, game: str = "bridge"):
+    pipe = CameraPipeline(CameraConfig.load(), game=game, classify=_classifier(), hands=hands)
+    for ev in shoe or []:
+        pipe.feed(ev)
+    out = [item.to_dict() for item in pipe.run(FrameSource(video, log=None))]
+    return pipe, out
+
+
+def _key(e: dict) -> tuple:
+    if e["type"] == "trick_turned":
+        return ("trick_turned", tuple(e["cards"]))
+    return (e["type"], e["seat"], e["card"])
+
+
+@pytest.fixture(scope="module")
+def two_tricks(tmp_path_factory):
+    d = tmp_path_factory.mktemp("cam")
+    # two tricks, a card exposed by accident, a hand sweeping over the table twice per trick
+    opt = SimOptions(fps=15, seed=4, max_tricks=2, pass_prob=1.0, plane_ppm=1.25)
+    truth_path, meta, scene = render_video(random_deal_log(4, tricks=3, exposes=1), d / "t.mp4", opt)
+    return d / "t.mp4", truth_path, scene
+
+
+@pytest.fixture(scope="module")
+def two_tricks_out(two_tricks):
+    video, truth_path, scene = two_tricks
+    pipe, out = _run(video)
+    return pipe, out, truth_path, scene
+
+
+def test_two_tricks_give_the_plays_in_order_and_the_tricks_turned(two_tricks_out):
+    pipe, out, truth_path, scene = two_tricks_out
+    assert scene.hand_passes, "the video must show a hand passing over the table"
+    want = [_key(e) for e in truth(truth_path) if e["type"] in ("play", "trick_turned", "expose")]
+    got = [_key(e) for e in out]
+    assert got == want
+    assert all(e["source"] == "camera" and 0 < e["conf"] <= 1 for e in out)
+    assert pipe.cal is not None and pipe.cal.method == "aruco"
+
+
+def test_event_follows_the_card_at_rest_within_300_ms(two_tricks_out):
+    _, out, truth_path, _ = two_tricks_out
+    gt = [e for e in truth(truth_path) if e["type"] == "play"]
+    got = [e for e in out if e["type"] == "play"]
+    assert len(got) == len(gt)
+    for g, e in zip(gt, got):
+        assert 0 <= e["ts"] - g["ts"] <= 0.3, (g, e)
+
+
+def test_hand_passing_over_resting_cards_makes_no_event(two_tricks_out):
+    _, out, truth_path, scene = two_tricks_out
+    assert len(scene.hand_passes) >= 3
+    gt = truth(truth_path)
+    assert [_key(e) for e in out if e["type"] == "play"] == [_key(e) for e in gt if e["type"] == "play"]
+    # nothing at all is reported while a hand sweeps over the table
+    for t0, t1 in scene.hand_passes:
+        assert not [e for e in out if t0 + 0.05 < e["ts"] < t1], (t0, t1)
+
+
+def test_exposed_card_is_reported_for_its_seat(two_tricks_out):
+    _, out, truth_path, _ = two_tricks_out
+    want = [_key(e) for e in truth(truth_path) if e["type"] == "expose"]
+    assert want and [_key(e) for e in out if e["type"] == "expose"] == want
+
+
+def test_fusion_flags_a_card_the_seat_cannot_hold(two_tricks):
+    video, truth_path, _ = two_tricks
+    from tablecam.events import read_events
+
+    shoe = [e for e in read_events(Path(truth_path).read_text().splitlines()) if e.type in ("board", "deal")]
+    # the shoe says N was dealt a different hand: swap N's first played card to W
+    first_n = next(e for e in truth(truth_path) if e["type"] == "play" and e["seat"] == "N")["card"]
+    for e in shoe:
+        if e.type == "deal" and str(e.get("card")) == first_n:
+            from tablecam.cards import Seat
+            e.data["to"] = Seat.W
+    _, out = _run(video, hands=HandBook(), shoe=shoe)
+    flags = [e for e in out if e.get("kind") == "camera_unexpected_card"]
+    assert len(flags) == 1 and flags[0]["seat"] == "N" and flags[0]["card"] == first_n
+    assert flags[0]["rule"] and flags[0]["message"]
+
+
+def test_trick_in_the_centre_for_other_games(tmp_path):
+    opt = SimOptions(fps=15, seed=3, max_tricks=1, layout="centre", hand_passes=False, plane_ppm=1.25,
+                     lighting=False)
+    log = random_deal_log(3, tricks=1, game="whist")
+    tp, _, _ = render_video(log, tmp_path / "c.mp4", opt)
+    _, out = _run(tmp_path / "c.mp4", game="whist")
+    assert [_key(e) for e in out] == [_key(e) for e in truth(tp) if e["type"] in ("play", "trick_turned")]
+
+
+def test_unreadable_frames_cost_nothing_but_themselves():
+    import numpy as np
+
+    from tablecam.vision.camera import Frame
+
+    pipe = CameraPipeline(CameraConfig.load(), classify=TemplateClassifier())
+    assert pipe.process(Frame(0, 0.0, np.zeros((4, 4), np.uint8))) == []
+    assert pipe.process(Frame(1, 0.04, np.zeros((720, 1280, 3), np.uint8))) == []   # no markers: no events
+    assert pipe.cal is None
+
+
+@pytest.mark.slow
+def test_full_deal_with_shipped_model(tmp_path):
+    pytest.importorskip("tablecam.vision.detector")
+    from tablecam.vision.faces import HELD_OUT_DECKS
+
+    opt = SimOptions(fps=25, seed=21, deck=HELD_OUT_DECKS[0])
+    tp, _, _ = render_video(random_deal_log(21, tricks=13), tmp_path / "deal.mp4", opt)
+    pipe = CameraPipeline(CameraConfig.load())
+    out = [i.to_dict() for i in pipe.run(FrameSource(tmp_path / "deal.mp4", log=None))]
+    want = [_key(e) for e in truth(tp) if e["type"] in ("play", "trick_turned")]
+    got = [_key(e) for e in out if e["type"] in ("play", "trick_turned")]
+    assert got == want, json.dumps(pipe.readings)
