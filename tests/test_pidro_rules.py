@@ -312,3 +312,72 @@ def test_pidro_bad_event_never_crashes(line):
     ev.insert(index_of(ev, type="call", seat="N"), line)
     f = run(ev)
     assert "bad_event" in kinds(f) and score(f)["bidder"] == "N"
+
+
+# -- robustness: shuffled, dropped, doubled and garbled events never crash the engine --
+
+def test_pidro_garbled_logs_never_crash_and_findings_stay_well_formed():
+    import random
+
+    from tablecam.engine import engine_class
+    from tablecam.findings import LIFECYCLE, Finding
+
+    files = sorted(DATA.glob("*.jsonl"))
+    for n in range(150):
+        rnd = random.Random(n)
+        lines = rnd.choice(files).read_text().splitlines()
+        for _ in range(rnd.randint(1, 6)):
+            op, i = rnd.random(), rnd.randrange(1, len(lines))
+            if op < 0.3:
+                del lines[i]
+            elif op < 0.5:
+                lines.insert(rnd.randrange(1, len(lines)), lines[i])
+            elif op < 0.7:
+                j = rnd.randrange(1, len(lines))
+                lines[i], lines[j] = lines[j], lines[i]
+            else:
+                e = json.loads(lines[i])
+                for k in ("seat", "card", "to", "call", "suit"):
+                    if k in e and rnd.random() < 0.5:
+                        e[k] = rnd.choice(["N", "E", "S", "W", "SA", "JK", "kitty", "7 vip", "gå med", "14", "P",
+                                           "H", "D5", "C5"])
+                lines[i] = json.dumps(e)
+        items = [x for x in read_events(lines) if not isinstance(x, Finding)]
+        board, rest = items[0], [x for x in items[1:] if x.type != "board"]
+        eng = engine_class("pidro")(board)
+        out = []
+        for ev in rest:
+            out += eng.apply(ev)
+        out += eng.finish(rest[-1] if rest else None)
+        json.dumps(eng.snapshot())
+        eng.legal_plays()
+        for f in out:
+            d = f.to_dict()
+            assert d["rule"] and d["message"] and d["event"] is not None and d["status"] in LIFECYCLE, (n, d)
+
+
+def test_pidro_3_non_trump_kept_before_the_refill():
+    ev = log("made-9-hearts.jsonl")
+    d = index_of(ev, type="discard", seat="W")
+    ev[d]["cards"].remove("C5")  # W keeps the club five (not a pidro in hearts) and gets one card less
+    first_w = index_of(ev, type="deal", to="W", card="C6")
+    moved = ev.pop(first_w)  # ... so the dealer keeps C6 with the rest of the pack
+    moved["to"] = "E"
+    ev.insert(max(i for i, e in enumerate(ev) if e["type"] == "deal") + 1, moved)
+    f = run(ev)
+    kept = only(f, "non_trump_kept")
+    assert kept[0]["seat"] == "W" and kept[0]["cards"] == ["C5"] and kept[0]["rule"] == "Pidroregler 3"
+    assert not only(f, "wrong_card_count")
+
+
+def test_pidro_4_legal_plays_oracle_is_the_trumps_in_hand():
+    t = Table()
+    ev = log("made-9-hearts.jsonl")
+    first_play = index_of(ev, type="play")
+    t.feed(read_events([json.dumps(e) for e in ev[:first_play + 1]]))
+    b = t.boards[0]
+    # N led HK; East is next and may play any trump (all of East's remaining trumps)
+    assert b.snapshot()["turn"] == "E"
+    legal = {str(c) for c in b.legal_plays()}
+    assert legal and all(is_trump(parse_card(c), "H") for c in legal)
+    assert legal == {c for c in b.snapshot()["hands"]["E"] if is_trump(parse_card(c), "H")}

@@ -426,3 +426,67 @@ def test_whist_bad_event_never_crashes(line):
     lines.insert(idx(ev, type="call", seat="N"), line if isinstance(line, str) else json.dumps(line))
     f = [x.to_dict() for x in Table().feed(read_events(lines))]
     assert "bad_event" in {x["kind"] for x in f} and score(f)["made"] is True
+
+
+# -- robustness: shuffled, dropped, doubled and garbled events never crash the engine --
+
+def test_whist_garbled_logs_never_crash_and_findings_stay_well_formed():
+    import random
+
+    from tablecam.engine import engine_class
+    from tablecam.findings import LIFECYCLE, Finding
+
+    files = sorted(DATA.glob("*.jsonl"))
+    for n in range(150):
+        rnd = random.Random(n)
+        lines = rnd.choice(files).read_text().splitlines()
+        for _ in range(rnd.randint(1, 6)):
+            op, i = rnd.random(), rnd.randrange(1, len(lines))
+            if op < 0.3:
+                del lines[i]
+            elif op < 0.5:
+                lines.insert(rnd.randrange(1, len(lines)), lines[i])
+            elif op < 0.7:
+                j = rnd.randrange(1, len(lines))
+                lines[i], lines[j] = lines[j], lines[i]
+            else:
+                e = json.loads(lines[i])
+                for k in ("seat", "card", "to", "call", "suit"):
+                    if k in e and rnd.random() < 0.5:
+                        e[k] = rnd.choice(["N", "E", "S", "W", "SA", "JK", "kitty", "7 vip", "gå med", "14", "P",
+                                           "H", "D5", "C5"])
+                lines[i] = json.dumps(e)
+        items = [x for x in read_events(lines) if not isinstance(x, Finding)]
+        board, rest = items[0], [x for x in items[1:] if x.type != "board"]
+        eng = engine_class("whist")(board)
+        out = []
+        for ev in rest:
+            out += eng.apply(ev)
+        out += eng.finish(rest[-1] if rest else None)
+        json.dumps(eng.snapshot())
+        eng.legal_plays()
+        for f in out:
+            d = f.to_dict()
+            assert d["rule"] and d["message"] and d["event"] is not None and d["status"] in LIFECYCLE, (n, d)
+
+
+def test_whist_claim_counts_for_the_declarers_side():
+    # plain-8-spades after trick 9 (N: 5, E: 4 -> side 9): North claims 10 tricks in all.
+    ev = log("plain-8-spades.jsonl")
+    plays = [i for i, e in enumerate(ev) if e["type"] == "play"]
+    ev = ev[:plays[36]] + [{"type": "claim", "seat": "N", "tricks": 10}, {"type": "end"}]
+    s = score(run(ev))
+    assert s["side_tricks"] == 10 and s["made"] is True
+
+
+def test_whist_legal_plays_oracle_follow_suit_or_joker():
+    ev = log("plain-8-spades.jsonl")
+    plays = [i for i, e in enumerate(ev) if e["type"] == "play"]
+    t = Table()
+    t.feed(read_events([json.dumps(e, ensure_ascii=False) for e in ev[:plays[44] + 1]]))  # N led DA in trick 12
+    b = t.boards[0]
+    assert b.snapshot()["turn"] == "E"
+    hand = b.snapshot()["hands"]["E"]
+    legal = sorted(str(c) for c in b.legal_plays())
+    diamonds = [c for c in hand if c[0] == "D"]
+    assert legal == sorted(diamonds + [c for c in hand if c == "JK"]) if diamonds else legal == sorted(hand)

@@ -468,6 +468,13 @@ class PidroBoard(BoardEngine):
             out += self._check_discards(ev)
         limit = self.rules["deal"]["final_hand"]
         for s in Seat:
+            kept = [c for c in self.hands[s] if c in self.dealt[s] and not is_trump(c, self.trump)]
+            if s != self.dealer and kept:
+                out.append(self._finding(
+                    "non_trump_kept", 3, f"{s} kept {', '.join(map(str, kept))} from the deal; only cards of the "
+                    "suit played (with both pidros) are kept before the refill.", ev, seat=str(s),
+                    status="pending", options=["lay the card(s) away", "let play go on"],
+                    id=self._fid("kept", s), extra={"cards": [str(c) for c in kept]}))
             n = sum(1 for c in self.hands[s] if is_trump(c, self.trump))
             if n > limit:
                 out.append(self._offence("too_many_trumps", 4, s, ev,
