@@ -230,3 +230,24 @@ def test_vira_legal_plays_oracle_follows_suit():
     snap = b.snapshot()
     assert snap["turn"] == str(nxt) and snap["trick"]["cards"][0]["card"] == evs[plays[0]]["card"]
     assert snap["contract"] == "8-spel" and snap["trump"] == "S" and snap["extra"]["sit_out"] == "W"
+
+
+def test_vira_D9_declarer_short_of_cards_remaining_tricks_to_defenders():
+    from tablecam.rules.vira.sample import complete_deal
+    evs = complete_deal(168, bids=[("E", "8-spel"), ("S", "pass"), ("N", "pass")], trump="S", first_suit="S",
+                        buys={"E": (4, 3), "S": 2, "N": 2})
+    out, b = fold(evs)
+    f = of(out, "felekartering")
+    assert f[0].to_dict()["count"] == 12 and f[-1].status == "established"
+    assert len(b.tricks) == 12 and not b.hands[b.declarer]
+    s = score(out)
+    assert s["outcome"] != "incomplete" and s["reason"] == "tricks"
+
+
+def test_vira_purchase_is_an_alias_of_buy():
+    evs = raw("vira-8-spel-hemma")
+    for e in evs:
+        if e["type"] == "buy":
+            e["type"] = "purchase"
+    out, b = fold(evs)
+    assert [f.kind for f in out] == ["score"] and b.bought_done == set(b.active)

@@ -320,10 +320,12 @@ class ViraBoard(BoardEngine):
         if seat != self.turn:
             first = self.turn
             self.passed.add(seat)  # C.8: a pass cannot be taken back
+            opts = [f"{first} bids: the pass stands (C.8)"]
+            if self.high_seat is not None:
+                opts.append(f"{first} passes too: the bidder {self.high_seat} may require {seat} to bid something "
+                            "other than pass")
             f = self.flag("pass_out_of_turn", "pass_out_of_turn", f"{seat} passed before {first}, whose turn it was, "
-                          "had spoken; the pass stands.", ev, seat=seat,
-                          options=[f"{first} bids: the pass stands", f"{first} passes too: the bidder "
-                                   f"{self.high_seat} may require {seat} to bid something other than pass"])
+                          "had spoken; the pass stands.", ev, seat=seat, options=opts)
             self._f4 = {"seat": seat, "first": first, "bidder": self.high_seat, "finding": f}
             return
         self.passed.add(seat)
@@ -598,6 +600,10 @@ class ViraBoard(BoardEngine):
             if self.bid_suit and self.bid_suit == self.first_suit:
                 return  # G.2: bid in högsta färg, the trump is already named
             self._g1(ev, f"The declarer {self.declarer} bought before naming trump in {c.name}.")
+
+    def _on_purchase(self, ev: Event) -> None:
+        """``purchase`` is another name for ``buy``."""
+        self._on_buy(ev)
 
     def _on_show(self, ev: Event) -> None:
         self.shown.setdefault(ev.seat, []).extend(ev.get("cards"))
@@ -916,7 +922,7 @@ class ViraBoard(BoardEngine):
                 taken = ct if cs == d else max(self.hand_size - ct, 0)
                 base["tricks"] = taken
                 reason = "claim"
-            elif n_tricks < self.hand_size and any(self.hands.get(s) for s in self.active):
+            elif n_tricks < self.hand_size and (not self.deal.known or all(self.hands.get(s) for s in self.active)):
                 base.update(outcome="incomplete", rule=f"{prefix} D.10",
                             message=f"Only {n_tricks} of {self.hand_size} tricks were played; nothing settled.")
                 return base

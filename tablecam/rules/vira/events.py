@@ -23,6 +23,7 @@ register_event_type("discard", {"seat": "seat", "cards": "cards"}, games=GAME,
 register_event_type("buy", {"seat": "seat", "cards": "cards"}, games=GAME,
                     doc="cards taken from the talong; an empty list = the player buys nothing; "
                         "this event ends the player's purchase")
+register_event_type("purchase", {"seat": "seat", "cards": "cards"}, games=GAME, doc="another name for 'buy'")
 register_event_type("show", {"seat": "seat", "cards": "cards"}, games=GAME,
                     doc="cards laid face up on the table (open misär, A.7)")
 register_event_type("sit_out", {"seat": "seat"}, games=GAME,
