@@ -490,3 +490,11 @@ def test_whist_legal_plays_oracle_follow_suit_or_joker():
     legal = sorted(str(c) for c in b.legal_plays())
     diamonds = [c for c in hand if c[0] == "D"]
     assert legal == sorted(diamonds + [c for c in hand if c == "JK"]) if diamonds else legal == sorted(hand)
+
+
+def test_whist_paahaeng_vip_partner_ace_named_before_turning():
+    ev = log("vip-accepted-by-joiner.jsonl")
+    ace = ev.pop(idx(ev, type="partner_ace"))
+    ev.insert(idx(ev, type="trump"), ace)  # named only after C3 and D6 were turned
+    f = only(run(ev), "partner_ace_after_vip")
+    assert f and f[0]["seat"] == "S" and f[0]["rule"] == "Es-makker whist: Påhæng"

@@ -429,6 +429,10 @@ class WhistBoard(BoardEngine):
                                      "chosen by naming an ace.", ev, seat=str(ev.seat), status="pending",
                                      id=self._fid("notace", ev.index)))
             return out
+        if vip and self.turned:
+            out.append(self._finding("partner_ace_after_vip", "Påhæng", f"{ev.seat} named the partner ace after "
+                                     "kitty cards were turned; with vip the ace is named before the turning.", ev,
+                                     seat=str(ev.seat), status="pending", id=self._fid("vipace", ev.index)))
         if self.trump_named and self.high is not None and self.high.paahaeng == "halve" and \
                 card.suit == self.trump:
             out += self._halve_clash(ev)
