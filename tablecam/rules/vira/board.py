@@ -300,6 +300,9 @@ class ViraBoard(BoardEngine):
             self.restate(f, "corrected", ev, remedy=f"{seat} {what}.")
 
     def _pass(self, ev: Event, seat: Seat) -> None:
+        if seat in self.passed and seat not in self._may_bid_again:
+            self.emit(bad_event(f"{seat} passed again (he has already passed); ignored.", ev.index, self.board))
+            return
         self._resolve_must_call(ev, seat, "passed instead")
         pend = self._pending_insufficient.pop(seat, None)
         if pend is not None:
