@@ -96,6 +96,8 @@ class Alert:
     history: list[dict[str, Any]] = dataclasses.field(default_factory=list)
     acknowledged: dict[str, Any] | None = None
     ruling: dict[str, Any] | None = None
+    events: list[int] = dataclasses.field(default_factory=list)   # the event each step cited
+    rules: list[str] = dataclasses.field(default_factory=list)    # every rule cited, in order
 
     def to_dict(self) -> dict[str, Any]:
         f = self.finding
@@ -120,6 +122,8 @@ class Alert:
             "finding": f,
             "history": self.history,
             "evidence": self.evidence,
+            "events": self.events,
+            "rules": [{"citation": r, "ref": rule_reference(r)} for r in self.rules],
             "acknowledged": self.acknowledged,
             "ruling": self.ruling,
         }
@@ -411,12 +415,16 @@ class TableHub:
             a.history.append({"at": now, "status": d.get("status"), "message": d.get("message")})
             a.finding = d
             a.updated_at = now
-            if f.event is not None:
-                a.evidence = self.evidence(t, f.event)
+            if f.event is not None and f.event not in a.events:
+                a.events.append(f.event)
+            if f.rule and f.rule not in a.rules:
+                a.rules.append(f.rule)
+            a.evidence = self.evidence(t, f.event, a.events[0] if a.events else None)
         else:
             aid = next(self._alert_seq)
             a = Alert(aid, t.id, d, f.severity, now, self.evidence(t, f.event),
-                      history=[{"at": now, "status": d.get("status"), "message": d.get("message")}])
+                      history=[{"at": now, "status": d.get("status"), "message": d.get("message")}],
+                      events=[f.event] if f.event is not None else [], rules=[f.rule] if f.rule else [])
             self._alerts[aid] = a
             if key:
                 self._alert_keys[key] = aid
@@ -424,16 +432,18 @@ class TableHub:
             t.open_by_severity[a.severity] = t.open_by_severity.get(a.severity, 0) + 1
         self._publish({"type": "alert", "alert": a.to_dict(), "found_at": now})
 
-    def evidence(self, t: TableState, event: int | None) -> list[dict[str, Any]]:
-        """The events that led to a finding: its board's events up to the trigger."""
+    def evidence(self, t: TableState, event: int | None, first: int | None = None) -> list[dict[str, Any]]:
+        """The events that led to a finding: its board's events before the first
+        event the irregularity cited (``first``), through the latest (``event``)."""
         if not t.log:
             return []
         end = len(t.log) - 1 if event is None or not (0 <= event < len(t.log)) else event
+        begin = end if first is None or not (0 <= first <= end) else first
         start = 0
         for s in t.board_starts:
-            if s <= end:
+            if s <= begin:
                 start = s
-        lo = max(start, end - EVIDENCE_EVENTS + 1)
+        lo = max(start, begin - EVIDENCE_EVENTS + 1, end - 3 * EVIDENCE_EVENTS)
         return [e.to_dict() for e in t.log[lo:end + 1]]
 
     # -- alerts --------------------------------------------------------------

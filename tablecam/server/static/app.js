@@ -261,8 +261,11 @@ function renderBoard() {
   const held = st.hands || {};
   const piles = Object.keys(dealt).filter(k => !SEATS.includes(k));
   const h = seat => handHTML(seat, dealt[seat] || [], held[seat] || null, { turn: st.turn === seat });
-  const trick = st.trick || { cards: [] };
-  const label = st.tricks ? `trick ${(st.tricks.length || 0) + (trick.cards && trick.cards.length ? 1 : 0)}` : "";
+  const done = st.tricks || [];
+  const live = st.trick && st.trick.cards && st.trick.cards.length;
+  const last = done[done.length - 1];
+  const trick = live ? st.trick : (last || { cards: [] });
+  const label = live ? `trick ${done.length + 1}` : (last ? `trick ${done.length}, won by ${last.winner || "?"}` : "");
   el.innerHTML = `<div class="compass"><div class="n">${h("N")}</div><div class="w">${h("W")}</div>
       <div class="t">${trickHTML(trick, label)}</div><div class="e">${h("E")}</div><div class="s">${h("S")}</div></div>
       ${piles.map(p => `<p>${esc(p)}: ${(dealt[p] || []).map(c => cardHTML(c)).join("")}</p>`).join("")}`;
@@ -328,9 +331,12 @@ function renderTableDownloads() {
 
 // -- alert queue --------------------------------------------------------------------
 function renderCount() {
-  const n = [...S.alerts.values()].filter(a => a.state === "open").length;
+  // the badge counts everything not yet ruled; it is red while any alert is still unacknowledged
+  const vals = [...S.alerts.values()];
+  const n = vals.filter(a => a.state !== "ruled").length;
+  const open = vals.some(a => a.state === "open");
   const b = $("#alert-count");
-  b.textContent = n; b.classList.toggle("zero", n === 0);
+  b.textContent = n; b.classList.toggle("zero", !open);
 }
 
 function visible(a) {
@@ -338,14 +344,15 @@ function visible(a) {
 }
 
 function alertHTML(a) {
-  const ref = a.rule_ref;
-  const rule = ref ? `<div class="rule"><b>${esc(a.rule)}</b> \u2013 ${esc(ref.title)}: ${esc(ref.text)}
-      ${ref.url ? ` <a href="${esc(ref.url)}" target="_blank" rel="noopener noreferrer">full text</a>` : ""}
-      ${ref.file ? ` <span class="muted">(source: ${esc(ref.file)})</span>` : ""}</div>`
-    : `<div class="rule"><b>${esc(a.rule || "no rule cited")}</b></div>`;
+  const refs = (a.rules && a.rules.length) ? a.rules : [{ citation: a.rule, ref: a.rule_ref }];
+  const rule = refs.map(r => r.ref ? `<div class="rule"><b>${esc(r.citation)}</b> \u2013 ${esc(r.ref.title)}: ${esc(r.ref.text)}
+      ${r.ref.url ? ` <a href="${esc(r.ref.url)}" target="_blank" rel="noopener noreferrer">full text</a>` : ""}
+      ${r.ref.file ? ` <span class="muted">(source: ${esc(r.ref.file)})</span>` : ""}</div>`
+    : `<div class="rule"><b>${esc(r.citation || "no rule cited")}</b></div>`).join("");
   const trig = a.event;
+  const causes = new Set(a.events || [trig]);
   const evidence = (a.evidence || []).map(e =>
-    `<div class="${e.index === trig ? "trigger" : ""}">${esc(eventText(e))}</div>`).join("");
+    `<div class="${causes.has(e.index) ? "cause" : ""}">${eventHTML(e)}</div>`).join("");
   const draft = S.drafts.get(a.id) || {};
   const opts = (a.options || []).map(o => `<option ${draft.option === o ? "selected" : ""}>${esc(o)}</option>`).join("");
   const ack = a.acknowledged ? `<span class="muted">acknowledged by ${esc(a.acknowledged.by)} at ${clock(a.acknowledged.at)}</span>` : "";
@@ -364,7 +371,7 @@ function alertHTML(a) {
     <div class="msg">${esc(a.message)}</div>${rule}
     ${a.options && a.options.length ? `<div><b>Options:</b> ${a.options.map(esc).join(" \u00b7 ")}</div>` : ""}
     ${a.remedy ? `<div><b>Remedy:</b> ${esc(a.remedy)}</div>` : ""}
-    <details><summary>Evidence: ${(a.evidence || []).length} events up to #${esc(trig ?? "?")}</summary><div class="evidence">${evidence}</div></details>
+    <details><summary>Evidence: ${(a.evidence || []).length} events up to #${esc(trig ?? "?")} (highlighted: the events the finding cites)</summary><div class="evidence">${evidence}</div></details>
     ${ruling}${ack}${form}</div>`;
 }
 

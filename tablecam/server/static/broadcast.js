@@ -2,13 +2,15 @@
 // delayed fold has released, so there is nothing early to hide in this page.
 "use strict";
 
-const B = { tables: new Map(), current: null, delay: "" };
+const B = { tables: new Map(), current: null, delay: "", step: null };  // step: trick shown (null = latest)
 const $ = sel => document.querySelector(sel);
 
 function pick() {
   const want = decodeURIComponent(location.hash.replace(/^#\/?/, ""));
   const ids = [...B.tables.keys()].sort((a, b) => a.localeCompare(b, undefined, { numeric: true }));
-  B.current = B.tables.has(want) ? want : (ids[0] || null);
+  const next = B.tables.has(want) ? want : (ids[0] || null);
+  if (next !== B.current) B.step = null;
+  B.current = next;
   $("#tablepick").innerHTML = ids.map(id =>
     `<a href="#${encodeURIComponent(id)}" class="${id === B.current ? "active" : ""}">Table ${esc(id)}</a>`).join("");
   render();
@@ -24,19 +26,45 @@ function render() {
     return;
   }
   const dealt = st.dealt || st.hands || {};
-  const held = st.hands || {};
-  const h = seat => handHTML(seat, dealt[seat] || [], held[seat] || null, { turn: st.turn === seat });
-  const tricks = st.tricks || [];
-  const cur = st.trick && st.trick.cards && st.trick.cards.length ? st.trick : (tricks[tricks.length - 1] || { cards: [] });
-  const n = tricks.length + (st.trick && st.trick.cards && st.trick.cards.length ? 1 : 0);
+  const all = (st.tricks || []).slice();
+  if (st.trick && st.trick.cards && st.trick.cards.length) all.push(st.trick);
+  const latest = all.length - 1;
+  const k = B.step === null ? latest : Math.max(0, Math.min(B.step, latest));
+  let held = st.hands || {};
+  if (B.step !== null && k < latest) {  // replaying an earlier trick: cards played after it are back in hand
+    const gone = new Set(all.slice(0, k + 1).flatMap(t => (t.cards || []).map(p => p.card)));
+    held = {};
+    for (const seat of SEATS) held[seat] = (dealt[seat] || []).filter(c => !gone.has(c));
+  }
+  const following = B.step === null || k === latest;
+  const h = seat => handHTML(seat, dealt[seat] || [], held[seat] || null,
+                             { turn: following && st.phase === "play" && st.turn === seat });
+  const cur = all[k] || { cards: [] };
+  const n = k + 1;
   const tw = st.tricks_won || {};
   stage.innerHTML = `<div class="bigline">Table ${esc(st.table)} \u00b7 Board ${esc(st.board)} \u00b7
       ${esc(st.game || "")} \u00b7 dealer ${esc(st.dealer || "\u2013")}${st.vulnerable ? " \u00b7 vul " + esc(st.vulnerable) : ""}
       ${st.contract ? " \u00b7 <b>" + contractHTML(st.contract) + "</b>" + (st.declarer ? " by " + esc(st.declarer) : "") : ""}</div>
     <div class="compass"><div class="n">${h("N")}</div><div class="w">${h("W")}</div>
       <div class="t">${trickHTML(cur, n ? "trick " + n : "")}</div><div class="e">${h("E")}</div><div class="s">${h("S")}</div></div>
-    <div class="tricksum">Tricks: NS <b>${esc(tw.NS ?? 0)}</b> \u00b7 EW <b>${esc(tw.EW ?? 0)}</b> \u00b7 ${esc(st.phase || "")}</div>`;
+    <div class="tricksum">Tricks: NS <b>${esc(tw.NS ?? 0)}</b> \u00b7 EW <b>${esc(tw.EW ?? 0)}</b> \u00b7 ${esc(st.phase || "")}</div>
+    ${all.length ? `<div class="stepper"><button data-step="prev" aria-label="previous trick">\u25c0</button>
+      <button data-step="next" aria-label="next trick">\u25b6</button>
+      <button data-step="live" class="${B.step === null ? "on" : ""}">Follow play</button></div>` : ""}`;
 }
+
+document.addEventListener("click", ev => {
+  const b = ev.target.closest("[data-step]");
+  if (!b) return;
+  const st = B.tables.get(B.current);
+  if (!st) return;
+  const n = (st.tricks || []).length + (st.trick && st.trick.cards && st.trick.cards.length ? 1 : 0);
+  const cur = B.step === null ? n - 1 : B.step;
+  if (b.dataset.step === "prev") B.step = Math.max(0, cur - 1);
+  else if (b.dataset.step === "next") B.step = cur + 1 >= n - 1 ? null : cur + 1;
+  else B.step = null;
+  render();
+});
 
 function connect() {
   const proto = location.protocol === "https:" ? "wss:" : "ws:";
@@ -54,6 +82,8 @@ function connect() {
       pick();
     } else if (msg.type === "table") {
       const isNew = !B.tables.has(msg.state.table);
+      const before = B.tables.get(msg.state.table);
+      if (before && before.board !== msg.state.board && msg.state.table === B.current) B.step = null;
       B.tables.set(msg.state.table, msg.state);
       if (isNew) pick(); else if (msg.state.table === B.current) render();
     }

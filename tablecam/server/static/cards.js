@@ -98,7 +98,7 @@ function ago(seconds) {
 function clock(epoch) {
   if (!epoch) return "";
   const d = new Date(epoch * 1000);
-  return d.toLocaleTimeString([], { hour: "2-digit", minute: "2-digit", second: "2-digit" });
+  return d.toLocaleTimeString([], { hour: "2-digit", minute: "2-digit", second: "2-digit", hour12: false });
 }
 
 function eventText(e) {
@@ -106,4 +106,17 @@ function eventText(e) {
   const parts = [];
   for (const k of Object.keys(e)) if (!skip.has(k)) parts.push(`${k}=${typeof e[k] === "object" ? JSON.stringify(e[k]) : e[k]}`);
   return `#${e.index} ${clock(e.at)} ${e.type}${e.source ? " [" + e.source + "]" : ""} ${parts.join(" ")}`;
+}
+
+// One event as a readable line, with card symbols (for the evidence list).
+function eventHTML(e) {
+  const skip = new Set(["index", "at", "type", "ts", "source", "card", "seat", "to", "call"]);
+  let s = `<span class="muted">#${esc(e.index)} ${esc(clock(e.at))}</span> <b>${esc(e.type)}</b>`;
+  if (e.seat) s += ` ${esc(e.seat)}`;
+  if (e.to) s += ` \u2192 ${esc(e.to)}`;
+  if (e.card) s += ` ${cardHTML(e.card)}`;
+  if (e.call) s += ` ${callHTML(e.call)}`;
+  for (const k of Object.keys(e)) if (!skip.has(k)) s += ` <span class="muted">${esc(k)}=${esc(typeof e[k] === "object" ? JSON.stringify(e[k]) : e[k])}</span>`;
+  if (e.source) s += ` <span class="muted">[${esc(e.source)}]</span>`;
+  return s;
 }
