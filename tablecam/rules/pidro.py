@@ -156,6 +156,7 @@ class PidroBoard(BoardEngine):
         self.offences: list[Finding] = []  # penalised irregularities, in order
         self._discard_events: dict[tuple[Seat, Card], Event] = {}
         self.play_started = False
+        self._trick_players: list[Seat] = []  # who plays to the current round (still holding trumps)
 
     # -- match state (Pidroregler 4: repeat offences; 6: game to 62) ----------
     def _score_before(self, raw: dict) -> dict[str, int]:

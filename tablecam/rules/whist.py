@@ -38,7 +38,7 @@ from ..engine import BoardEngine
 from ..events import Event, register_event_type
 from ..findings import Finding, bad_event
 from .pidro import parse_suit  # noqa: F401  (also registers the shared trump / redeal events)
-from .tricks import RevokeTracker, Trick, load_ruleset, plain_suit, trick_winner
+from .tricks import RevokeTracker, Trick, legal_cards, load_ruleset, plain_suit, trick_winner
 
 GAME = "whist"
 RULE = "Es-makker whist"
@@ -165,7 +165,7 @@ class WhistBoard(BoardEngine):
                                      exempt=lambda c: c.is_joker)
         self._ace_duty: Finding | None = None
         self.claimed: int | None = None
-        self.lost_at: int | None = None
+        self._claimer: Seat | None = None
 
     def _check_rules(self) -> None:
         order = self.rules["paahaeng_order"]
@@ -790,7 +790,7 @@ class WhistBoard(BoardEngine):
         else:
             side = [decl] + ([self.partner] if self.partner else [])
             side_tricks = sum(won[s] for s in side)
-            if self.claimed is not None and getattr(self, "_claimer", None) in side:
+            if self.claimed is not None and self._claimer in side:
                 side_tricks = self.claimed
             need = tricks_needed(bid)
             made_all = side_tricks >= need
@@ -821,7 +821,6 @@ class WhistBoard(BoardEngine):
         s = self._expected_player()
         if s is None or self.trick is None:
             return []
-        from .tricks import legal_cards
         return legal_cards(self.hands[s], self._led_suit(self.trick), plain_suit, lambda c: c.is_joker)
 
     def snapshot(self) -> dict[str, Any]:
