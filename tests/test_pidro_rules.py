@@ -381,3 +381,17 @@ def test_pidro_4_legal_plays_oracle_is_the_trumps_in_hand():
     legal = {str(c) for c in b.legal_plays()}
     assert legal and all(is_trump(parse_card(c), "H") for c in legal)
     assert legal == {c for c in b.snapshot()["hands"]["E"] if is_trump(parse_card(c), "H")}
+
+
+def test_pidro_3_refill_out_of_order():
+    ev = log("made-9-hearts.jsonl")
+    first_s = index_of(ev, type="deal", to="S", card="DK")  # S (dealer's left) is refilled first
+    first_w = index_of(ev, type="deal", to="W", card="C6")
+    s_cards = ev[first_s:first_w]
+    w_end = max(i for i, e in enumerate(ev) if e["type"] == "deal" and e["to"] == "W") + 1
+    w_cards = ev[first_w:w_end]
+    ev[first_s:w_end] = w_cards + s_cards  # West is refilled before South
+    f = run(ev)
+    r = only(f, "refill_out_of_order")
+    assert len(r) == 1 and r[0]["expected_seat"] == "S" and r[0]["event"] == first_s
+    assert score(f)["points"] == {"NS": 13, "EW": 1}  # the hands are the same, so is the play

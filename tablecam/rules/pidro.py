@@ -150,6 +150,7 @@ class PidroBoard(BoardEngine):
         self.laid_down: dict[Seat, list[Card]] = {s: [] for s in Seat}
         self.refill_started = False
         self.refilled: dict[Seat, list[Card]] = {s: [] for s in Seat}
+        self._refill_order_flagged = False
         self.tricks: list[Trick] = []
         self.trick: Trick | None = None
         self.points = {"NS": 0, "EW": 0}
@@ -231,8 +232,25 @@ class PidroBoard(BoardEngine):
                     f"the refill only brings each player up to {limit}.", ev, seat=str(to), status="pending",
                     options=["return the extra card to the dealer"], id=self._fid("refill", to, ev.index),
                     extra={"count": len(self.hands[to]) + 1, "expected": limit}))
+            out += self._check_refill_order(to, ev)
         self.hands[to].append(card)
         return out
+
+    def _check_refill_order(self, to: Seat, ev: Event) -> list[Finding]:
+        """The refill goes clockwise from the dealer's left, each player up to 6; the dealer robs last."""
+        if self._refill_order_flagged:
+            return []
+        limit = self.rules["deal"]["final_hand"]
+        order = [self.dealer.next(i) for i in (1, 2, 3)]
+        before = order if to == self.dealer else order[:order.index(to)]
+        short = [s for s in before if len(self.hands[s]) < limit]
+        if not short:
+            return []
+        self._refill_order_flagged = True
+        return [self._finding("refill_out_of_order", 3, f"{to} was given a refill card while {short[0]} still "
+                              f"had {len(self.hands[short[0]])} cards; the dealer fills each player to {limit} in "
+                              "turn from his left and takes the rest last.", ev, seat=str(self.dealer),
+                              status="info", extra={"expected_seat": str(short[0])})]
 
     def _close_deal(self, ev: Event) -> list[Finding]:
         if self.deal_closed:
