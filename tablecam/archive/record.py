@@ -435,8 +435,8 @@ def _play_events(rec: BoardRecord, hands: dict[Seat, list[Card]], out: list, ind
             if n < 4:
                 j = next((j for j in range(n + 1, 4) if cards[j] is not None), -1)
                 if j >= 0:
-                    flaw = (t, f"trick {t} lists {cards[j]} for {SEATS[(leader + j) & 3]} although "
-                               f"{SEATS[(leader + n) & 3]} did not play before")
+                    flaw = (t, f"trick {t} lists {cards[j]} for {SEATS[(leader + j) & 3]}, but no card for "
+                               f"{SEATS[(leader + n) & 3]}, who plays before {SEATS[(leader + j) & 3]} to that trick")
                     break
                 del cards[n:]
         else:
