@@ -20,10 +20,13 @@ def replay(*files: Path) -> tuple[int, list[dict]]:
 def test_whist_meldingernes_raekkefoelge_replay_all_deals():
     files = sorted(DATA.glob("*.jsonl"))
     rc, out = replay(*files)
-    assert rc == 0 and len(files) >= 5
+    assert rc == 0 and len(files) >= 7
     scores = {f["file"].rsplit("/", 1)[-1]: f for f in out if f["kind"] == "score"}
     assert set(scores) == {p.name for p in files}
-    assert {f["kind"] for f in out} <= {"score", "nolo_lost"}
+    assert {f["kind"] for f in out} <= {"score", "nolo_lost", "jernhand"}
+    jern = [f for f in out if f["kind"] == "jernhand"]
+    assert [(f["file"].rsplit("/", 1)[-1], f["seat"], f["event"]) for f in jern] == [
+        ("jernhaand-redeal.jsonl", "W", 56)]  # offered, claimed, redealt: then a normal deal
     for s in scores.values():
         assert sum(s["points"].values()) == 0 and s["rule"].startswith("Es-makker whist:")
     plain = scores["plain-8-spades.jsonl"]

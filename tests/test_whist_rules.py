@@ -58,7 +58,7 @@ def kitty_lines(events: list[dict]) -> list[int]:
 
 
 ALL = ["plain-8-spades.jsonl", "sol-gaa-med.jsonl", "auction-example-2-ten.jsonl", "selvmakker-set.jsonl",
-       "vip-accepted-by-joiner.jsonl"]
+       "vip-accepted-by-joiner.jsonl", "halve-partner-names-trump.jsonl"]
 
 
 # -- Kortgivningen ------------------------------------------------------------
@@ -498,3 +498,11 @@ def test_whist_paahaeng_vip_partner_ace_named_before_turning():
     ev.insert(idx(ev, type="trump"), ace)  # named only after C3 and D6 were turned
     f = only(run(ev), "partner_ace_after_vip")
     assert f and f[0]["seat"] == "S" and f[0]["rule"] == "Es-makker whist: Påhæng"
+
+
+def test_whist_pointgivning_halve_made_exactly():
+    # W bid 8 halve naming CA; its holder N chose hearts and exchanged two cards. 8 tricks: made,
+    # '8+' is worth 4 (guess table): W and N +4, E and S -4.
+    s = score(run(log("halve-partner-names-trump.jsonl")))
+    assert (s["contract"], s["declarer"], s["partner"], s["trump"]) == ("8 halve", "W", "N", "H")
+    assert s["side_tricks"] == 8 and s["made"] and s["points"] == {"N": 4, "E": -4, "S": -4, "W": 4}
