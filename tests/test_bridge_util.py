@@ -122,7 +122,8 @@ class Game:
         return self.play(self.turn, c)
 
     def play_tricks(self, n: int, high: bool = False) -> None:
-        for _ in range(4 * n - len(self.trick)):
+        """Play on until ``n`` tricks are complete in all."""
+        while len(self.tricks) < n:
             (self.play_high if high else self.play_low)()
 
     def can_revoke(self, seat: str | None = None) -> list[str]:

@@ -631,7 +631,8 @@ class BridgeBoard(BoardEngine):
                f"{SUIT_WORD[su][:-1]} now, on trick {now}.")
         r.finding = self._new("revoke", "revoke_established" if r.established else "revoke", msg, ev, seat=s,
                               trick=tn, status="established" if r.established else "pending",
-                              established=r.established, detected_at=ev.index, retrospective=True)
+                              established=r.established, detected_at=ev.index, revoke_event=idx,
+                              retrospective=True)
         if not r.established:
             self.unest.append(r)
         return r.finding
@@ -803,8 +804,9 @@ class BridgeBoard(BoardEngine):
             if (SUIT[c] == SUIT[b] and RANK_VALUE[c] > RANK_VALUE[b]) or (SUIT[c] == self.trump and SUIT[b] != self.trump):
                 self.cur_best, self.cur_best_seat = c, s
         t = cur[0][0]
-        while self.cur_mask >> t & 1:
-            t = (t + 1) & 3
+        if self.cur_mask != 15:
+            while self.cur_mask >> t & 1:
+                t = (t + 1) & 3
         self.turn = t
 
     def _retract(self, ev: Event) -> list[Finding]:
