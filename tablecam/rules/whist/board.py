@@ -21,109 +21,25 @@ Spiller 1/2") show that when a bid is beaten the player who was beaten
 answers next, and only then does the next player in turn get a say. A
 player who passes or goes along ("gå med") has no further say.
 
->>> r = default_rules()
->>> str(parse_bid("8 vip", r)), str(parse_bid("solo nolo", r)), parse_bid("gå med", r)
-('8 vip', 'ren sol', 'join')
->>> bid_key(parse_bid("9", r), r) < bid_key(parse_bid("sol", r), r) < bid_key(parse_bid("9 vip", r), r)
-True
+Bids live in :mod:`.bids`, the settlement in :mod:`.scoring`, event types in
+:mod:`.events`.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
-from ..cards import Card, Seat
-from ..engine import BoardEngine
-from ..events import Event, register_event_type
-from ..findings import Finding, bad_event
-from .pidro import parse_suit  # noqa: F401  (also registers the shared trump / redeal events)
-from .tricks import RevokeTracker, Trick, legal_cards, load_ruleset, plain_suit, trick_winner
+from ...cards import Card, Seat
+from ...engine import BoardEngine
+from ...events import Event
+from ...findings import Finding, bad_event
+from ..pidro import parse_suit
+from ..tricks import RevokeTracker, Trick, legal_cards, load_ruleset, plain_suit, trick_winner
+from . import events  # noqa: F401  (registers partner_ace, kitty_take, ...)
+from .bids import GAME, Bid, bid_key, default_rules, is_jernhand, is_nolo, joinable, parse_bid
+from .scoring import settle
 
-GAME = "whist"
 RULE = "Es-makker whist"
-
-register_event_type("partner_ace", {"seat": "seat", "card": "card"}, games=("whist",),
-                    doc="the declarer names the ace whose holder becomes his partner (Valg af Trumf og Makker-es)")
-register_event_type("kitty_take", {"seat": "seat", "card": "card"}, games=("whist",),
-                    doc="a player takes one card from the kitty (Byttekort)")
-register_event_type("kitty_give", {"seat": "seat", "card": "card"}, games=("whist",),
-                    doc="a player puts one card from hand into the kitty (Byttekort)")
-register_event_type("turn_kitty", {"card": "card"}, optional={"seat": "seat"}, games=("whist",),
-                    doc="vip: one kitty card turned face up to show a trump suit (Påhæng: Vip)")
-register_event_type("jernhand", {"seat": "seat"}, games=("whist",),
-                    doc="a player claims jernhånd: 13 cards without court cards, aces or jokers")
-
-
-def default_rules() -> dict[str, Any]:
-    return load_ruleset(GAME, None, "whistklubben")
-
-
-@dataclass(frozen=True)
-class Bid:
-    """A rung of the ladder, with the påhæng for a "+" rung (``8+`` with ``vip`` is "8 vip")."""
-
-    rung: str
-    paahaeng: str | None = None
-
-    def __str__(self) -> str:
-        if self.paahaeng:
-            return f"{self.rung.rstrip('+')} {self.paahaeng}"
-        return self.rung
-
-    @property
-    def is_plus(self) -> bool:
-        return self.rung.endswith("+")
-
-
-_ALIASES = {"staerke": "stærke", "stærk": "stærke", "bordlaegger": "bordlægger", "solo nolo": "ren sol",
-            "nolo": "ren sol", "ren bordlaegger": "ren bordlægger", "solo": "sol"}
-
-
-def parse_bid(text: Any, rules: dict[str, Any]) -> Bid | str | None:
-    """A call: a :class:`Bid`, ``"pass"``, ``"join"`` (gå med), or None if unknown."""
-    if not isinstance(text, str):
-        return None
-    t = " ".join(text.strip().lower().replace("-", " ").split())
-    if t in ("p", "pas", "pass", "passe"):
-        return "pass"
-    if t in ("gå med", "ga med", "gaa med", "med", "join"):
-        return "join"
-    t = _ALIASES.get(t, t)
-    ladder: list[str] = rules["ladder"]
-    if t in ladder and not t.endswith("+"):
-        return Bid(t)
-    parts = t.split()
-    if len(parts) == 2 and parts[0].isdigit():
-        p = _ALIASES.get(parts[1], parts[1])
-        if p in rules["paahaeng"] and f"{parts[0]}+" in ladder:
-            return Bid(f"{parts[0]}+", p)
-    return None
-
-
-def bid_key(bid: Bid, rules: dict[str, Any]) -> tuple[int, int]:
-    """Order of bids: the ladder rung, then the session's påhæng order inside a "+" rung."""
-    sub = rules["paahaeng_order"].index(bid.paahaeng) + 1 if bid.paahaeng else 0
-    return (rules["ladder"].index(bid.rung), sub)
-
-
-def is_nolo(bid: Bid | None, rules: dict[str, Any]) -> bool:
-    return bid is not None and bid.rung in rules["nolo"]
-
-
-def tricks_needed(bid: Bid) -> int:
-    return int(bid.rung.rstrip("+"))
-
-
-def joinable(bid: Bid, rules: dict[str, Any]) -> bool:
-    """"Gå med" is possible on nolo bids and on vip (Gå med på en melding)."""
-    return bid.rung in rules["nolo"] or bool(bid.paahaeng and rules["paahaeng"][bid.paahaeng].get("joinable"))
-
-
-def is_jernhand(cards: list[Card]) -> bool:
-    """13 cards with no court card (K Q J), no ace and no joker (Jernhånd)."""
-    return len(cards) == 13 and all(not c.is_joker and c.rank not in "AKQJ" for c in cards)
-
 
 class WhistBoard(BoardEngine):
     """One es-makker whist deal; every irregularity the text names becomes a finding."""
@@ -770,49 +686,26 @@ class WhistBoard(BoardEngine):
     def _score(self, idx: int | None) -> Finding:
         bid, decl = self.high, self.holder
         assert bid is not None and decl is not None
-        table = self.rules["points"]
-        value = int(table["contracts"][bid.rung])
         won = self.tricks_by_seat()
-        pts = {s: 0 for s in Seat}
-        results = []
+        claimed = self.claimed if self._claimer in (decl, self.partner) else None
+        res = settle(bid, self.rules, won, decl, self.partner, self.soloists(), claimed)
         if is_nolo(bid, self.rules):
-            allowed = int(self.rules["nolo"][bid.rung]["max_tricks"])
-            for s in self.soloists():
-                made = won[s] <= allowed
-                v = value if made else -value
-                for o in Seat:
-                    pts[o] += 3 * v if o == s else -v
-                results.append({"seat": str(s), "tricks": won[s], "allowed": allowed, "made": made})
-            msg = "; ".join(f"{r['seat']} took {r['tricks']} ({'made' if r['made'] else 'lost'})" for r in results)
-            msg = f"'{bid}' by {', '.join(r['seat'] for r in results)}: {msg}."
-            made_all = all(r["made"] for r in results)
-            side_tricks = None
+            msg = "; ".join(f"{r['seat']} took {r['tricks']} ({'made' if r['made'] else 'lost'})" for r in res.nolo)
+            msg = f"'{bid}' by {', '.join(r['seat'] for r in res.nolo)}: {msg}."
         else:
-            side = [decl] + ([self.partner] if self.partner else [])
-            side_tricks = sum(won[s] for s in side)
-            if self.claimed is not None and self._claimer in side:
-                side_tricks = self.claimed
-            need = tricks_needed(bid)
-            made_all = side_tricks >= need
-            if made_all:
-                v = value + int(table.get("overtrick", 0)) * (side_tricks - need)
-            else:
-                v = -(value + int(table.get("undertrick", 0)) * (need - side_tricks - 1))
-            share = 3 if len(side) == 1 else 1
-            for o in Seat:
-                pts[o] += share * v if o in side else -v
             who = f"{decl}" + (f" with {self.partner}" if self.partner else " alone (selvmakker)")
-            msg = (f"'{bid}' by {who}, trump {self.trump or 'none'}: {side_tricks} tricks, "
-                   f"{'made' if made_all else 'set'}.")
+            msg = (f"'{bid}' by {who}, trump {self.trump or 'none'}: {res.side_tricks} tricks, "
+                   f"{'made' if res.made else 'set'}.")
+        table = self.rules["points"]
         return Finding("score", f"{RULE}: Meldingernes rækkefølge", msg, self.board, idx, str(decl),
                        status="info", extra={
                            "contract": str(bid), "declarer": str(decl),
                            "partner": str(self.partner) if self.partner else None,
                            "partner_ace": str(self.partner_ace) if self.partner_ace else None,
                            "trump": self.trump, "soloists": [str(s) for s in self.soloists()],
-                           "tricks": {str(s): n for s, n in won.items()}, "side_tricks": side_tricks,
-                           "made": made_all, "nolo": results or None,
-                           "points": {str(s): p for s, p in pts.items()},
+                           "tricks": {str(s): n for s, n in won.items()}, "side_tricks": res.side_tricks,
+                           "made": res.made, "nolo": res.nolo or None,
+                           "points": {str(s): p for s, p in res.points.items()},
                            "points_table": self.rules.get("name"),
                            "points_table_is_guess": "GUESS" in str(table.get("_status", ""))})
 
@@ -845,4 +738,4 @@ class WhistBoard(BoardEngine):
         }
 
 
-__all__ = ["WhistBoard", "Bid", "parse_bid", "bid_key", "is_jernhand", "joinable"]
+__all__ = ["WhistBoard"]
