@@ -68,7 +68,7 @@ class SimOptions:
     margin_mm: float = 110.0          # table rendered around the marked area
     plane_ppm: float = 1.6            # render resolution of the table plane
     # camera: image points of the area corners NW NE SE SW (slight tilt)
-    corners_px: tuple[tuple[float, float], ...] = ((365, 28), (915, 28), (985, 700), (295, 700))
+    corners_px: tuple[tuple[float, float], ...] = ((378, 36), (902, 36), (968, 684), (312, 684))
     lighting: bool = True
     noise: float = 3.0
     hand_passes: bool = True
