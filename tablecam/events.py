@@ -219,6 +219,8 @@ def parse_event(obj: Any, index: int | None = None) -> Event:
     if not isinstance(t, str) or not t:
         raise ValueError("missing 'type'")
     et = EVENT_TYPES.get(t)
+    if et is None and _load_game_vocabularies():
+        et = EVENT_TYPES.get(t)
     if et is None:
         raise ValueError(f"unknown event type {t!r}")
     data: dict[str, Any] = {}
@@ -237,6 +239,32 @@ def parse_event(obj: Any, index: int | None = None) -> Event:
     source = obj.get("source")
     return Event(t, data, index, float(ts) if ts is not None else None,
                  str(source) if source is not None else None, obj)
+
+
+_GAMES_LOADED = False
+
+
+def _load_game_vocabularies() -> bool:
+    """Import every game engine once so its own event types are registered.
+
+    Games register their events when their engine module is imported; a reader
+    that meets such an event before any engine ran (``tablecam export``, the
+    store) would otherwise call it unknown. Returns True the first time.
+    """
+    global _GAMES_LOADED
+    if _GAMES_LOADED:
+        return False
+    _GAMES_LOADED = True
+    import importlib
+
+    from .engine import ENGINES
+
+    for target in ENGINES.values():
+        try:
+            importlib.import_module(target.partition(":")[0])
+        except Exception:  # a broken engine must not break reading the others' logs
+            pass
+    return True
 
 
 def _check(t: str, name: str, kind: str, value: Any) -> Any:

@@ -77,7 +77,7 @@ def test_vira_A4_unspecified_gask_declarer_chooses_above_previous_bid():
 
 
 def test_vira_A4_unspecified_gask_never_named_is_flagged_at_first_lead():
-    evs = [e for e in replay_raw("vira-A4-unspecified-gask") if e["type"] != "contract"]
+    evs = [e for e in replay_raw("vira-A4-unspecified-gask") if e["type"] != "contract_choice"]
     out, b = fold(evs)
     f = kinds(out, "unspecified_contract")
     assert len(f) == 1 and f[0].status == "pending" and "has not said" in f[0].message
@@ -102,7 +102,7 @@ def test_vira_A5_unspecified_vingel_is_the_lowest_above_previous_bid():
 def test_vira_A5_naming_another_vingel_is_rectified():
     evs = replay_raw("vira-A5-unspecified-vingel")
     i = next(i for i, e in enumerate(evs) if e["type"] == "trump")
-    evs.insert(i, {"type": "contract", "seat": "N", "name": "Vingel 8"})
+    evs.insert(i, {"type": "contract_choice", "seat": "N", "name": "Vingel 8"})
     out, b = fold(evs)
     f = kinds(out, "unspecified_contract")
     assert f and f[0].rule == "Vira SM 2025 A.5" and b.contract.name == "Vingel 6"

@@ -74,7 +74,7 @@ def test_vira_bad_lines_become_bad_event_findings():
 
 @pytest.mark.parametrize("line", [
     '{"type": "bid", "seat": "E", "bid": 7}', '{"type": "trump", "seat": "W", "suit": "S"}',
-    '{"type": "contract", "seat": "E", "name": "Gask på 9"}', '{"type": "retract", "seat": "E", "card": "SA"}',
+    '{"type": "contract_choice", "seat": "E", "name": "Gask på 9"}', '{"type": "contract", "contract": "4S"}', '{"type": "retract", "seat": "E", "card": "SA"}',
     '{"type": "buy", "seat": "E", "cards": []}', '{"type": "show", "seat": "N", "cards": ["SA"]}',
     '{"type": "first_suit"}', '{"type": "sit_out", "seat": "N"}', '{"type": "ruling", "outcome": "maybe"}',
     '{"type": "settle", "pinnar": {"Q": 1}}', '{"type": "claim", "seat": "E", "tricks": 40}',
@@ -104,3 +104,12 @@ def test_vira_data_files_match_the_scenario_builders():
         want = "".join(json.dumps(e, ensure_ascii=False) + "\n" for e in make())
         assert (DATA / f"{name}.jsonl").read_text(encoding="utf-8") == want, name
     assert (DATA / "vira-bad-lines.jsonl").read_text(encoding="utf-8") == "".join(x + "\n" for x in bad_lines())
+
+
+def test_vira_export_keeps_vira_events_without_the_engine_loaded():
+    """``tablecam export`` reads the whole log before any engine runs: Vira's events must still parse."""
+    r = cli("export", str(DATA / "vira-A4-unspecified-gask.jsonl"), "-f", "jsonl")
+    assert r.returncode == 0, r.stderr
+    got = [json.loads(x)["type"] for x in r.stdout.splitlines()]
+    want = [json.loads(x)["type"] for x in (DATA / "vira-A4-unspecified-gask.jsonl").read_text().splitlines()]
+    assert got == want and "contract_choice" in got and "buy" in got

@@ -434,7 +434,7 @@ class ViraBoard(BoardEngine):
                 low = self.rules.lowest_above(c.family, self.prev_no)
                 self.contract = low
             else:
-                self.contract = c  # the declarer names it with a 'contract' event (A.4)
+                self.contract = c  # the declarer names it with a 'contract_choice' event (A.4)
         else:
             self.contract = c
         if self.bid_suit:
@@ -442,16 +442,16 @@ class ViraBoard(BoardEngine):
             self.trump_named = True
 
     # -- contract choice (A.4 / A.5) ----------------------------------------------------
-    def _on_contract(self, ev: Event) -> None:
+    def _on_contract_choice(self, ev: Event) -> None:
         c = self.rules.contract(ev.get("name"))
         if c is None or c.unspecified:
             self.emit(bad_event(f"'{ev.get('name')}' is not a contract of the bid table; ignored.", ev.index, self.board))
             return
         if self.high is None or self.declarer is None:
-            self.emit(bad_event("'contract' before the bidding ended; ignored.", ev.index, self.board))
+            self.emit(bad_event("'contract_choice' before the bidding ended; ignored.", ev.index, self.board))
             return
         if ev.seat != self.declarer:
-            self.emit(bad_event(f"'contract' named by {ev.seat}, not the declarer {self.declarer}; ignored.",
+            self.emit(bad_event(f"'contract_choice' by {ev.seat}, not the declarer {self.declarer}; ignored.",
                                 ev.index, self.board))
             return
         h = self.high

@@ -7,14 +7,37 @@ a log's Vira events (which always follow that line) are understood.
 
 from __future__ import annotations
 
-from ...events import register_event_type
+from typing import Any
+
+from ...events import EVENT_TYPES, EventType
+from ...events import register_event_type as _register_core
 
 GAME = ("vira",)
 
+
+def register_event_type(name: str, required: dict[str, str] | None = None, optional: dict[str, str] | None = None,
+                        games: tuple[str, ...] = GAME, doc: str = "") -> EventType:
+    """Register a Vira event, sharing a type another game already registered.
+
+    The registry is global and the last import wins, so a name shared with
+    another game (``trump``, ``discard`` with Pidro) must keep one schema: the
+    required fields must agree, optional fields and games are merged.
+    """
+    old = EVENT_TYPES.get(name)
+    if old is None:
+        return _register_core(name, required, optional, games, doc)
+    if dict(old.required) != dict(required or {}):
+        raise RuntimeError(f"Vira event {name!r} clashes with another game's schema {old.required}")
+    merged_opt: dict[str, Any] = {**(optional or {}), **old.optional}
+    merged_games = tuple(dict.fromkeys((*old.games, *games)))
+    return _register_core(name, old.required, merged_opt, merged_games, old.doc or doc)
+
+
 register_event_type("bid", {"seat": "seat", "bid": "str"}, {"suit": "str"}, games=GAME,
                     doc="a bid from the bid table by name (e.g. 'Gask på 3', 'Solo 7', 'Turné') or 'pass'")
-register_event_type("contract", {"seat": "seat", "name": "str"}, games=GAME,
-                    doc="the declarer names which gask / köpmisär / solo an unspecified final bid is (A.4)")
+register_event_type("contract_choice", {"seat": "seat", "name": "str"}, games=GAME,
+                    doc="the declarer names which gask / köpmisär / solo an unspecified final bid is (A.4); "
+                        "not 'contract', which is bridge's final-contract event")
 register_event_type("trump", {"seat": "seat", "suit": "str"}, {"cards": "cards"}, games=GAME,
                     doc="trump choice: S/H/D/C, or 'misar' for a gask played as misär; "
                         "cards = talong cards turned up for it (turné, vingel)")

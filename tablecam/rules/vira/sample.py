@@ -109,7 +109,7 @@ def complete_deal(seed: int, dealer: str = "N", bids: Iterable[tuple[str, str]] 
     if b.declarer is not None:
         declarer = str(b.declarer)
     if contract:
-        evs.append({"type": "contract", "seat": declarer, "name": contract})
+        evs.append({"type": "contract_choice", "seat": declarer, "name": contract})
     if trump:
         evs.append({"type": "trump", "seat": declarer, "suit": trump})
         if turned is not None:

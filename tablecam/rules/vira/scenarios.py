@@ -92,8 +92,8 @@ def _a4() -> Log:
     """S's unspecified gask over Turné 7: he first names Gask på 0 (too low), then Gask på 2."""
     log = complete_deal(HEMMA, dealer="N", bids=[("E", "Turné 7"), ("S", "Gask"), ("N", "pass"), ("E", "pass")],
                         contract="Gask på 0", trump="H", first_suit="S", buys={"S": 3, "N": 2, "E": 2})
-    i = next(i for i, e in enumerate(log) if e["type"] == "contract")
-    log.insert(i + 1, {"type": "contract", "seat": "S", "name": "Gask på 2", "source": "operator"})
+    i = next(i for i, e in enumerate(log) if e["type"] == "contract_choice")
+    log.insert(i + 1, {"type": "contract_choice", "seat": "S", "name": "Gask på 2", "source": "operator"})
     return log
 
 
