@@ -113,3 +113,22 @@ def test_vira_export_keeps_vira_events_without_the_engine_loaded():
     got = [json.loads(x)["type"] for x in r.stdout.splitlines()]
     want = [json.loads(x)["type"] for x in (DATA / "vira-A4-unspecified-gask.jsonl").read_text().splitlines()]
     assert got == want and "contract_choice" in got and "buy" in got
+
+
+def test_vira_event_schemas_survive_all_engines_loaded():
+    """The event registry is global: importing every game must leave Vira's events readable."""
+    import importlib
+
+    from tablecam.engine import ENGINES
+    from tablecam.events import EVENT_TYPES
+
+    for target in ENGINES.values():
+        try:
+            importlib.import_module(target.partition(":")[0])
+        except ImportError:  # pragma: no cover - another game mid-rewrite must not fail Vira's tests
+            pass
+    importlib.reload(importlib.import_module("tablecam.rules.vira.events"))
+    for name in ("bid", "contract_choice", "trump", "discard", "buy", "show", "sit_out", "first_suit", "settle"):
+        assert "vira" in EVENT_TYPES[name].games, name
+    out = Table().feed(read_events((DATA / "vira-L-party.jsonl").read_text().splitlines()))
+    assert [f.kind for f in out] == ["score"] * 4
