@@ -1,0 +1,291 @@
+"""Leads out of turn (Laws 53-56), penalty cards (Laws 48-52, 58B), claims and results."""
+
+from test_bridge_util import RANKS, Game, kinds, nxt, result, side
+
+
+def contract_game(seed, declarer="S", bid="4S", dealer="N"):
+    g = Game(seed=seed, dealer=dealer)
+    g.bid_and_set(bid, declarer)
+    return g
+
+
+def lowest(cards):
+    return min(cards, key=lambda c: -RANKS.index(c[1]))
+
+
+# -- leads out of turn --------------------------------------------------------
+def test_law_54b_opening_lead_accepted():
+    g = contract_game(20)                       # 4S by S: W should lead
+    i = g.play("E", lowest(g.hands["E"]))       # declarer's RHO faces the opening lead
+    j = g.play_low()                            # declarer plays second from his own hand
+    g.play_tricks(13)
+    out = g.run()
+    lot = kinds(out, "lead_out_of_turn")
+    assert lot[0]["seat"] == "E" and lot[0]["trick"] == 1 and lot[0]["event"] == i
+    assert lot[0]["rule"] == "Law 54" and len(lot[0]["options"]) == 5
+    assert lot[1]["status"] == "rectified" and lot[1]["accepted"] is True and lot[1]["rule"] == "Law 54B"
+    assert lot[1]["event"] == j and lot[1]["id"] == lot[0]["id"]
+    assert not kinds(out, "penalty_card")
+    r = result(out)
+    assert r["declarer"] == "S" and r["tricks"] == g.won("S")
+
+
+def test_law_54a_declarer_accepts_and_becomes_dummy():
+    g = contract_game(20)
+    g.play("E", lowest(g.hands["E"]))
+    g.add(type="accept", seat="S", law="54A")
+    g.play_tricks(13)
+    out = g.run()
+    assert kinds(out, "lead_out_of_turn")[-1]["rule"] == "Law 54A"
+    r = result(out)
+    assert r["declarer"] == "N" and r["tricks"] == g.won("N") and r["message"].startswith("4S by N")
+
+
+def test_law_54d_opening_lead_not_accepted_major_penalty_card():
+    g = contract_game(21)
+    card = lowest(g.hands["E"])
+    g.play("E", card)
+    g.trick = []
+    g.hands["E"].append(card)                  # the card goes back in front of E, face up
+    j = g.play_low()                           # the right defender, W, leads
+    out = g.run()
+    lot = kinds(out, "lead_out_of_turn")
+    assert lot[-1]["status"] == "corrected" and lot[-1]["accepted"] is False and lot[-1]["rule"] == "Law 54D"
+    pc = kinds(out, "penalty_card")
+    assert pc[0]["seat"] == "E" and pc[0]["card"] == card and pc[0]["major"] is True and pc[0]["event"] == j
+
+
+def test_law_56_defender_lead_not_accepted():
+    g = contract_game(22)
+    g.play_tricks(1)
+    leader = g.leader
+    wrong = nxt(leader, 1) if nxt(leader, 1) in "EW" else nxt(leader, 3)
+    if wrong == leader or wrong not in "EW":
+        wrong = "E" if leader != "E" else "W"
+    card = lowest(g.hands[wrong])
+    i = g.play(wrong, card)
+    k = g.retract(wrong, card)                 # taken back: not accepted
+    g.play_low()                               # the right player leads
+    out = g.run()
+    lot = kinds(out, "lead_out_of_turn")
+    assert lot[0]["seat"] == wrong and lot[0]["trick"] == 2 and lot[0]["event"] == i
+    assert lot[0]["rule"] in ("Law 56", "Law 55")
+    if lot[0]["rule"] == "Law 56":
+        assert lot[1]["accepted"] is False and lot[1]["event"] == k
+        pc = kinds(out, "penalty_card")
+        assert pc[0]["major"] is True and pc[0]["card"] == card and pc[0]["rule"] == "Law 56"
+
+
+def test_law_55_declarer_lead_out_of_turn_not_accepted():
+    for seed in range(40):
+        g = contract_game(seed)
+        g.play_tricks(1)
+        if g.leader != "N":
+            continue
+        card = lowest(g.hands["S"])
+        g.play("S", card)                      # declarer leads from hand; dummy had won the trick
+        g.trick = []
+        g.hands["S"].append(card)
+        g.play_low()                           # the lead comes from dummy
+        out = g.run()
+        lot = kinds(out, "lead_out_of_turn")
+        assert lot[0]["rule"] == "Law 55" and lot[1]["rule"] == "Law 55B" and lot[1]["accepted"] is False
+        assert not kinds(out, "penalty_card")
+        return
+    raise AssertionError("no scenario")
+
+
+def test_law_53a_lead_out_of_turn_accepted_by_next_player():
+    g = contract_game(23)
+    g.play_tricks(2)
+    leader = g.leader
+    wrong = nxt(leader, 2)
+    g.play(wrong, lowest(g.hands[wrong]))
+    g.play_tricks(13)
+    out = g.run()
+    lot = kinds(out, "lead_out_of_turn")
+    assert lot[-1]["accepted"] is True and lot[-1]["rule"] == "Law 53A"
+    assert result(out)["tricks"] == g.won("S")
+
+
+# -- penalty cards ------------------------------------------------------------
+def test_law_50_minor_vs_major():
+    g = contract_game(24)
+    low = [c for c in g.hands["E"] if c[1] not in "AKQJT"]
+    hon = [c for c in g.hands["W"] if c[1] in "AKQJT"]
+    a = g.add(type="expose", seat="E", card=low[0])                        # inadvertent, below the 10
+    b = g.add(type="expose", seat="W", card=hon[0])                        # an honour
+    c = g.add(type="expose", seat="W", card=[x for x in g.hands["W"] if x[1] not in "AKQJT"][0],
+              deliberate=True)
+    out = g.run()
+    pc = kinds(out, "penalty_card")
+    by_event = {f["event"]: f for f in pc}
+    assert by_event[a]["major"] is False and by_event[a]["rule"] == "Law 50C"
+    assert by_event[b]["major"] is True and by_event[c]["major"] is True
+    d = g.add(type="expose", seat="E", card=low[1])                        # a second card: both major
+    out = g.run()
+    pc = [f for f in kinds(out, "penalty_card") if f["seat"] == "E"]
+    upd = [f for f in pc if f["rule"] == "Law 50B"]
+    assert upd[0]["major"] is True and upd[0]["id"] == pc[0]["id"] and upd[0]["event"] == d
+    # the board ended with the cards still on the table: closed as info
+    assert pc[-1]["status"] == "info" and "still a penalty card" in pc[-1]["message"]
+    assert [f for f in pc if f["event"] == d][0]["major"] is True
+
+
+def test_law_48_declarer_exposes_no_penalty_card():
+    g = contract_game(24)
+    g.add(type="expose", seat="S", card=g.hands["S"][0])
+    g.add(type="expose", seat="N", card=g.hands["N"][0])
+    out = g.run()
+    assert not kinds(out, "penalty_card")
+    assert {f["rule"] for f in kinds(out, "card_exposed")} == {"Law 48A"}
+
+
+def _penalty_scenario(minor=False):
+    """E exposes a card of the suit W is about to lead, holding another card of that suit."""
+    for seed in range(300):
+        g = contract_game(seed)
+        lead = lowest(g.hands["W"])
+        suit = lead[0]
+        mine = [c for c in g.hands["E"] if c[0] == suit]
+        if minor:
+            mine = [c for c in mine if c[1] not in "AKQJT"]
+        if len(mine) < 2:
+            continue
+        mine.sort(key=lambda c: RANKS.index(c[1]))
+        exposed, other = mine[0], mine[-1]
+        return g, lead, exposed, other
+    raise AssertionError("no scenario")
+
+
+def test_law_50d_failure_to_play_major_penalty_card():
+    g, lead, exposed, other = _penalty_scenario()
+    g.add(type="expose", seat="E", card=exposed, deliberate=True)
+    g.play("W", lead)
+    g.play_low()                                   # dummy
+    i = g.play("E", other)                         # not the penalty card: a revoke (Law 61A)
+    g.play_tricks(13)
+    out = g.run()
+    rv = kinds(out, "revoke")
+    assert rv[0]["seat"] == "E" and rv[0]["event"] == i and rv[0]["rule"] == "Law 61A"
+    assert rv[0]["required"] == [exposed] and any("52B" in o for o in rv[0]["options"])
+    assert rv[-1]["established"] is True
+    tt = kinds(out, "trick_transfer")
+    assert tt[0]["rule"] == "Law 64B3" and tt[0]["tricks"] == 0
+    assert result(out)["tricks"] == g.won("S")
+
+
+def test_major_penalty_card_played_is_rectified_and_oracle_requires_it():
+    g, lead, exposed, other = _penalty_scenario()
+    g.add(type="expose", seat="E", card=exposed, deliberate=True)
+    g.play("W", lead)
+    g.play_low()
+    b = g.engine()
+    assert b.legal_plays() == [exposed]
+    j = g.play("E", exposed)
+    out = g.run()
+    pc = kinds(out, "penalty_card")
+    assert pc[-1]["status"] == "rectified" and pc[-1]["event"] == j
+    assert not kinds(out, "revoke")
+
+
+def test_law_50c_minor_penalty_card():
+    g, lead, exposed, other = _penalty_scenario(minor=True)
+    g.add(type="expose", seat="E", card=exposed)
+    g.play("W", lead)
+    g.play_low()
+    i = g.play("E", other)                         # another low card of the suit first: not allowed
+    out = g.run()
+    rv = kinds(out, "revoke")
+    assert rv and rv[0]["event"] == i and rv[0]["required"] == [exposed]
+
+
+def test_law_50d2_lead_demand_returns_card_and_binds_partner():
+    for seed in range(300):
+        g = contract_game(seed)
+        e_card = [c for c in g.hands["E"] if c[1] in "AKQJT"]
+        if not e_card:
+            continue
+        suit = e_card[0][0]
+        w_suit = [c for c in g.hands["W"] if c[0] == suit]
+        w_other = [c for c in g.hands["W"] if c[0] != suit]
+        if not w_suit or not w_other:
+            continue
+        g.add(type="expose", seat="E", card=e_card[0])
+        d = g.add(type="lead_demand", seat="S", suit=suit, demand="require")
+        i = g.play("W", w_other[0])                 # W ignores the demand
+        out = g.run()
+        pc = kinds(out, "penalty_card")
+        assert pc[-1]["status"] == "rectified" and pc[-1]["event"] == d
+        rv = kinds(out, "revoke")
+        assert rv[0]["seat"] == "W" and rv[0]["event"] == i and "require" in rv[0]["required"][0]
+        return
+    raise AssertionError("no scenario")
+
+
+def test_law_58b_second_card_to_a_trick_is_a_penalty_card():
+    g = contract_game(25)
+    g.play_low()
+    g.play_low()
+    e1 = g.play_low()                              # E plays
+    extra = lowest(g.hands["E"])
+    i = g.add(type="play", seat="E", card=extra)   # and drops a second card on the trick
+    g.play_low()
+    out = g.run()
+    pc = kinds(out, "penalty_card")
+    assert pc and pc[0]["event"] == i and pc[0]["card"] == extra and pc[0]["rule"] == "Law 58B"
+    assert pc[0]["major"] is (extra[1] in "AKQJT")
+    assert len(g.engine().tricks) == 1
+
+
+# -- claims and results -------------------------------------------------------
+def test_claim_result():
+    g = contract_game(26)
+    g.play_tricks(5)
+    c = g.add(type="claim", seat="E", tricks=g.won("E") + 3)   # the defence claims 3 more
+    out = g.run()
+    r = result(out)
+    assert r["tricks"] == 13 - (g.won("E") + 3) and r["complete"] is True and r["event"] == c
+    assert r["message"] == f"4S by S, {r['tricks']} tricks."
+
+
+def test_incomplete_play_without_claim():
+    g = contract_game(27)
+    g.play_tricks(6)
+    g.play_low()
+    out = g.run()
+    r = result(out)
+    assert r["complete"] is False and r["tricks"] == g.won("S") and r["tricks_played"] == 6
+    assert "incomplete" in r["message"]
+
+
+def test_play_after_claim_is_bad_event():
+    g = contract_game(28)
+    g.play_tricks(3)
+    g.add(type="claim", seat="S", tricks=10)
+    i = g.play_low()
+    out = g.run()
+    assert kinds(out, "bad_event")[0]["event"] == i
+    assert result(out)["tricks"] == 10
+
+
+def test_card_not_in_hand_is_bad_event_and_play_goes_on():
+    g = contract_game(29)
+    foreign = g.hands["N"][0]
+    i = g.add(type="play", seat="W", card=foreign)
+    out = g.run()
+    assert kinds(out, "bad_event")[0]["event"] == i
+
+
+def test_snapshot_schema_mid_play():
+    g = contract_game(30)
+    g.play_tricks(2)
+    g.play_low()
+    snap = g.engine().snapshot()
+    assert snap["phase"] == "play" and snap["contract"] == "4S" and snap["declarer"] == "S" and snap["trump"] == "S"
+    assert snap["trick"]["leader"] == g.trick[0][0] and len(snap["trick"]["cards"]) == 1
+    assert len(snap["tricks"]) == 2 and snap["tricks_won"] == {"NS": g.won("N"), "EW": g.won("E")}
+    assert snap["turn"] == g.turn and snap["extra"]["dummy"] == "N"
+    assert sorted(snap["hands"][g.turn]) == sorted(g.hands[g.turn])
+    assert len(snap["dealt"]["N"]) == 13
+    assert sorted(snap["extra"]["legal"]) == sorted(g.legal())
