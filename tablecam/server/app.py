@@ -26,6 +26,7 @@ from importlib import resources
 from typing import Any, AsyncIterator, Literal
 
 from fastapi import Depends, FastAPI, HTTPException, Query, Request, WebSocket, WebSocketDisconnect
+from fastapi.security import HTTPBearer
 from fastapi.responses import HTMLResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, ConfigDict, Field
@@ -250,7 +251,9 @@ def create_app(hub: TableHub | None = None, token: str | None = None, broadcast_
     app.state.fanout = fan
     app.state.insecure_demo = insecure_demo
 
-    def director(request: Request) -> None:
+    bearer = HTTPBearer(auto_error=False, description="the director token (TABLECAM_DIRECTOR_TOKEN)")
+
+    def director(request: Request, _cred: Any = Depends(bearer)) -> None:
         if insecure_demo:
             return
         if not check_token(request.headers.get("authorization"), None, token):
@@ -269,12 +272,17 @@ def create_app(hub: TableHub | None = None, token: str | None = None, broadcast_
             if not limiter.allow(client, time.monotonic()):
                 return JSONResponse({"detail": "too many requests; slow down"}, status_code=429,
                                     headers={"Retry-After": "5"})
-        elif path.startswith("/api/") and not insecure_demo and request.headers.get("authorization") \
-                and not check_token(request.headers.get("authorization"), None, token):
-            # a request that *tries* a token and fails; one without any credentials just gets 401
-            if not auth_failures.allow(client, time.monotonic()):
+        elif path.startswith("/api/") and not insecure_demo and not check_token(
+                request.headers.get("authorization"), None, token):
+            # Every /api/ path (even an unknown one, or a wrong method) answers 401 without the
+            # token: nothing about the director API is revealed to an unauthenticated caller.
+            if request.headers.get("authorization") and not auth_failures.allow(client, time.monotonic()):
+                # a client *guessing* tokens is slowed down; one without credentials just gets 401
                 return JSONResponse({"detail": "too many failed logins; wait a minute"}, status_code=429,
                                     headers={"Retry-After": "60"})
+            if path != "/api/ws":  # the WebSocket does its own check (header or ?token=)
+                return JSONResponse({"detail": "director token required: send 'Authorization: Bearer <token>'"},
+                                    status_code=401, headers={"WWW-Authenticate": "Bearer"})
         response: Response = await call_next(request)
         response.headers.setdefault("X-Content-Type-Options", "nosniff")
         response.headers.setdefault("X-Frame-Options", "DENY")
