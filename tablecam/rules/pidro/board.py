@@ -13,101 +13,25 @@ The deal, in events (see ``docs/pidro.md``)::
     lay_down (non-point trumps above 6, face up)
     play ... (only trumps; a player out of trumps drops out)  -> end
 
-Why the trump suit has 14 cards: both fives of the trump colour belong to it
-("rätt pidro" the trump five, "fel pidro" the other five of that colour), so
-the suit a card belongs to depends on the trump, and :func:`suit_of` takes it.
-
->>> from tablecam.cards import parse_card as C
->>> [str(c) for c in sorted(trump_cards("H"), key=lambda c: -trump_rank(c, "H"))][8:11]
-['H6', 'H5', 'D5']
->>> suit_of(C("D5"), "H"), suit_of(C("D5"), "S"), point_value(C("D5"), "H")
-('H', 'D', 5)
+The trump suit is in :mod:`.cards`, the settlement in :mod:`.scoring`, the
+event types in :mod:`.events`.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from ..cards import SUITS, Card, Seat, parse_card
-from ..engine import BoardEngine
-from ..events import Event, register_event_type
-from ..findings import Finding, bad_event
-from .tricks import Trick, load_ruleset, trick_winner
+from ...cards import Card, Seat
+from ...engine import BoardEngine
+from ...events import Event
+from ...findings import Finding, bad_event
+from ..tricks import Trick, load_ruleset, trick_winner
+from . import events  # noqa: F401  (registers trump, discard, lay_down, redeal)
+from .cards import SIDES, other_side, side_of, is_trump, parse_suit, point_value, suit_of, trump_rank
+from .scoring import settle
 
 GAME = "pidro"
 RULE = "Pidroregler"
-SIDES = ("NS", "EW")
-SAME_COLOUR = {"H": "D", "D": "H", "S": "C", "C": "S"}
-TRUMP_ORDER = "AKQJT9876"  # then rätt pidro, fel pidro, 4 3 2
-
-# ``trump`` and ``discard`` are shared with Vira (tablecam/rules/vira/events.py): the schemas must stay
-# identical, because the registry is global and the last import wins.
-register_event_type("trump", {"seat": "seat", "suit": "str"}, {"cards": "cards"}, games=("pidro", "whist", "vira"),
-                    doc="the declarer names the trump suit (S H D C; whist also N = no trump)")
-register_event_type("discard", {"seat": "seat", "cards": "cards"}, games=("pidro", "vira"),
-                    doc="cards laid away face down (Pidro: non-trumps after the trump is named)")
-register_event_type("lay_down", {"seat": "seat"}, {"card": "card", "cards": "cards"}, games=("pidro",),
-                    doc="Pidro: non-point trumps laid face up because the player holds more than 6 trumps")
-register_event_type("redeal", optional={"seat": "seat", "reason": "str"}, games=("pidro", "whist"),
-                    doc="the cards are collected and the same dealer deals this board again")
-
-
-def parse_suit(text: Any) -> str | None:
-    """``S H D C`` from a letter, symbol or Swedish/Danish/English name; None if unknown."""
-    if not isinstance(text, str) or not text.strip():
-        return None
-    t = text.strip().lower()
-    names = {"s": "S", "♠": "S", "spader": "S", "spar": "S", "spades": "S", "stærke": "S",
-             "h": "H", "♥": "H", "hjärter": "H", "hjerter": "H", "hearts": "H",
-             "d": "D", "♦": "D", "ruter": "D", "diamonds": "D",
-             "c": "C", "♣": "C", "klöver": "C", "klør": "C", "clubs": "C", "gode": "C"}
-    return names.get(t)
-
-
-def suit_of(card: Card, trump: str | None) -> str | None:
-    """The suit a card belongs to: the off-colour five ("fel pidro") joins the trump suit."""
-    if card.is_joker:
-        return None
-    if trump and card.rank == "5" and card.suit == SAME_COLOUR[trump]:
-        return trump
-    return card.suit
-
-
-def is_trump(card: Card, trump: str | None) -> bool:
-    return trump is not None and suit_of(card, trump) == trump
-
-
-def trump_rank(card: Card, trump: str) -> int:
-    """Rank within the 14-card trump suit: A=13 ... 6=5, rätt pidro 4, fel pidro 3, 4 3 2 = 2 1 0."""
-    if card.rank == "5":
-        return 4 if card.suit == trump else 3
-    if card.rank in TRUMP_ORDER:
-        return 13 - TRUMP_ORDER.index(card.rank)
-    return "234".index(card.rank)
-
-
-def trump_cards(trump: str) -> list[Card]:
-    """The 14 cards of the trump suit."""
-    return [parse_card(trump + r) for r in "AKQJT98765432"] + [parse_card(SAME_COLOUR[trump] + "5")]
-
-
-def point_value(card: Card, trump: str | None, points: dict[str, int] | None = None) -> int:
-    """Points a trump card is worth (A, J, 10, 2: 1; each pidro: 5); non-trumps 0."""
-    points = points or {"A": 1, "J": 1, "T": 1, "2": 1, "pidro": 5}
-    if not is_trump(card, trump):
-        return 0
-    if card.rank == "5":
-        return int(points.get("pidro", 5))
-    return int(points.get(card.rank, 0))
-
-
-def _side(seat: Seat) -> str:
-    return seat.side
-
-
-def _other(side: str) -> str:
-    return "EW" if side == "NS" else "NS"
-
 
 class PidroBoard(BoardEngine):
     """One Pidro deal. State is a fold over events; every irregularity is a finding."""
@@ -431,8 +355,8 @@ class PidroBoard(BoardEngine):
         remedy = None
         if penalised:
             pts = self._penalty_for(seat)
-            extra.update({"penalty": pts, "to_side": _other(_side(seat))})
-            remedy = f"{pts} points to {_other(_side(seat))}" + (" (repeated offence in this match)"
+            extra.update({"penalty": pts, "to_side": other_side(side_of(seat))})
+            remedy = f"{pts} points to {other_side(side_of(seat))}" + (" (repeated offence in this match)"
                                                                   if pts != self.rules['penalty'] else "")
         f = self._finding(kind, section, message, ev, seat=str(seat), status="pending", remedy=remedy, id=fid,
                           extra=extra)
@@ -555,9 +479,9 @@ class PidroBoard(BoardEngine):
         for seat, card in t.cards:
             pts = point_value(card, trump, self.rules["points"])
             if card.rank == "2":  # the two scores for the side that played it (it cannot be captured)
-                self.points[_side(seat)] += pts
+                self.points[side_of(seat)] += pts
             else:
-                self.points[_side(t.winner)] += pts
+                self.points[side_of(t.winner)] += pts
         self.tricks.append(t)
         left = self.active()
         if not left:
@@ -624,32 +548,18 @@ class PidroBoard(BoardEngine):
             out.append(Finding("incomplete_round", f"{RULE} 4", f"Round {self.trick.number} was not finished; "
                                "its cards score for nobody.", self.board, idx, status="info"))
             self.emit(out[-1])
-        bid_side = _side(self.bidder) if self.bidder else "NS"
-        other = _other(bid_side)
-        made = self.points[bid_side] >= (self.high_bid or 0)
-        delta = {bid_side: 0, other: self.points[other]}
-        if made:
-            delta[bid_side] = self.points[bid_side]
-        elif self.fourteen_over_fourteen:
-            delta[bid_side] = int(self.rules["dealer_14_over_14_set"])
-        else:
-            delta[bid_side] = -(self.high_bid or 0)
+        bid_side = side_of(self.bidder) if self.bidder else "NS"
+        other = other_side(bid_side)
         penalties = []
         for f in self.offences:
             pts, to = int(f.extra["penalty"]), f.extra["to_side"]
-            delta[to] += pts
             penalties.append({"seat": f.seat, "kind": f.kind, "points": pts, "to_side": to})
             out.append(self.emit(Finding(f.kind, f.rule, f"{f.message[:-1]}: {pts} points to {to}.", self.board,
                                          idx, f.seat, status="rectified", remedy=f.remedy, id=f.id,
                                          extra=dict(f.extra))))
-        after = {s: self.score_before[s] + delta[s] for s in SIDES}
-        goal = int(self.rules["game_to"])
-        over = [s for s in SIDES if after[s] >= goal]
-        winner = None
-        if len(over) == 2:
-            winner = bid_side  # Pidroregler 6: both out in the same deal -> the bidding side wins
-        elif over:
-            winner = over[0]
+        res = settle(self.points, bid_side, self.high_bid or 0, self.fourteen_over_fourteen, penalties,
+                     self.score_before, self.rules)
+        made, delta, after, winner = res.made, res.delta, res.score, res.winner
         contract = f"{self.high_bid}" + (" (14 over 14)" if self.fourteen_over_fourteen else "") + \
             (" (forced)" if self.forced else "")
         msg = (f"{self.bidder} bid {contract} in {self.trump}: {bid_side} took {self.points[bid_side]}, "
@@ -699,4 +609,4 @@ class PidroBoard(BoardEngine):
         }
 
 
-__all__ = ["PidroBoard", "suit_of", "is_trump", "trump_rank", "point_value", "parse_suit", "SUITS"]
+__all__ = ["PidroBoard"]
