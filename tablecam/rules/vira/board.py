@@ -516,8 +516,8 @@ class ViraBoard(BoardEngine):
                          f"{want} should be turned up.")
 
     def _g1(self, ev: Event, message: str) -> None:
-        self.flag("trump_choice", "trump_choice", message + " The deal is stopped and the declarer pays for a "
-                  "lagd hand in the lowest suit that could have been trump.", ev, seat=self.declarer,
+        self.flag("trump_choice", "trump_choice", message.rstrip(".") + "; the deal is stopped and the declarer pays "
+                  "for a lagd hand in the lowest suit that could have been trump.", ev, seat=self.declarer,
                   status="established", remedy="Declarer pays for a lagd hand (G.1), paid in the lowest colour (G.2).")
         self.forced.append(Forced(ev.index, "lagd", "G.1", column=0))
 
@@ -944,7 +944,8 @@ class ViraBoard(BoardEngine):
         base.update(outcome=outcome, pinnar=full, bets=bets, column=COLUMN_NAMES[col], reason=reason, rule=rule,
                     message=f"{d} {word} in {c.name}"
                             + (f" with {taken} tricks" if reason in ("tricks", "claim") else f" ({reason})")
-                            + f": {p or 0} {'pinne' if p == 1 else 'pinnar'} from/to each of {', '.join(payers)}"
+                            + f": {p or 0} {'pinne' if p == 1 else 'pinnar'} "
+                              f"{'from' if pay_as == 'hemma' else 'to'} each of {', '.join(payers)}"
                             + (f", {abs(bets[str(d)])} bet{'s' if abs(bets[str(d)]) > 1 else ''} "
                                f"{'from' if bets[str(d)] < 0 else 'into'} the pulla" if bets.get(str(d)) else "")
                             + note + ".")
