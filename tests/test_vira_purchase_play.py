@@ -251,3 +251,12 @@ def test_vira_purchase_is_an_alias_of_buy():
             e["type"] = "purchase"
     out, b = fold(evs)
     assert [f.kind for f in out] == ["score"] and b.bought_done == set(b.active)
+
+
+def test_vira_J2_director_ruling_when_the_exposed_card_did_harm():
+    evs = raw("vira-J1-lead-out-of-turn-established")
+    evs.insert(-1, {"type": "ruling", "outcome": "bet", "note": "the card out of turn helped the declarer (J.2)"})
+    out, b = fold(evs)
+    s = score(out)
+    assert s["outcome"] == "bet" and s["reason"] == "ruling" and s["rule"] == "Vira SM 2025 K.1"
+    assert s["bets"] == {"E": 1} and s["pinnar"]["E"] == -3

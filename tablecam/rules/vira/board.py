@@ -938,7 +938,7 @@ class ViraBoard(BoardEngine):
         pinnar, bets = pay_contract(self.rules, c, str(d), payers, pay_as, col, om=om)
         full = dict(zero)
         full.update(pinnar)
-        rule = f"{prefix} D.10" if reason in ("tricks", "claim") else f"{prefix} {reason}"
+        rule = f"{prefix} " + {"tricks": "D.10", "claim": "D.10", "ruling": "K.1"}.get(reason, reason)
         word = {"hemma": "is home", "bet": "is bet", "kodilj": "is kodilj", "lagd": "pays for a lagd hand"}[outcome]
         p = c.pinnar[col] if col < len(c.pinnar) else None
         base.update(outcome=outcome, pinnar=full, bets=bets, column=COLUMN_NAMES[col], reason=reason, rule=rule,
