@@ -395,3 +395,15 @@ def test_pidro_3_refill_out_of_order():
     r = only(f, "refill_out_of_order")
     assert len(r) == 1 and r[0]["expected_seat"] == "S" and r[0]["event"] == first_s
     assert score(f)["points"] == {"NS": 13, "EW": 1}  # the hands are the same, so is the play
+
+
+def test_pidro_3_dealer_keeps_at_least_six_cards():
+    ev = log("made-9-hearts.jsonl")
+    d = index_of(ev, type="discard", seat="E")
+    t = Table()
+    t.feed(read_events([json.dumps(e) for e in ev[:d + 1]]))
+    east = t.boards[0].snapshot()["hands"]["E"]
+    assert len(east) == 6
+    ev[d]["cards"].append(next(c for c in east if not is_trump(parse_card(c), "H")))
+    f = only(run(ev), "dealer_below_six")
+    assert f and f[0]["seat"] == "E" and f[0]["count"] == 5 and f[0]["rule"] == "Pidroregler 3"

@@ -506,3 +506,19 @@ def test_whist_pointgivning_halve_made_exactly():
     s = score(run(log("halve-partner-names-trump.jsonl")))
     assert (s["contract"], s["declarer"], s["partner"], s["trump"]) == ("8 halve", "W", "N", "H")
     assert s["side_tricks"] == 8 and s["made"] and s["points"] == {"N": 4, "E": -4, "S": -4, "W": 4}
+
+
+def test_whist_nolomeldinger_bordlaegger_hand_laid_open():
+    # E led HJ; S (bordlægger) laid the 13 cards face up (expose events from the camera).
+    f = run(log("bordlaegger-open-hand.jsonl"))
+    s = score(f)
+    assert s["contract"] == "bordlægger" and s["nolo"] == [{"seat": "S", "tricks": 1, "allowed": 1, "made": True}]
+    assert s["points"] == {"N": -20, "E": -20, "S": 60, "W": -20}  # 'bordlægger' is worth 20 (guess table)
+    assert not only(f, "hand_not_shown")
+
+
+def test_whist_nolomeldinger_bordlaegger_hand_not_shown():
+    ev = [e for e in log("bordlaegger-open-hand.jsonl") if e["type"] != "expose"]
+    f = only(run(ev), "hand_not_shown")
+    assert len(f) == 1 and f[0]["seat"] == "S" and f[0]["rule"] == "Es-makker whist: Nolomeldinger"
+    assert f[0]["event"] == [i for i, e in enumerate(ev) if e["type"] == "play"][4]  # first card of trick 2

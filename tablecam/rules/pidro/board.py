@@ -328,6 +328,12 @@ class PidroBoard(BoardEngine):
             self._discard_events[(seat, card)] = ev
             if self.trump is not None:
                 out += self._check_discard(seat, card, ev)
+        limit = self.rules["deal"]["final_hand"]
+        if seat == self.dealer and not self.refill_started and len(self.hands[seat]) < limit:
+            out.append(self._finding("dealer_below_six", 3, f"The dealer {seat} laid away cards down to "
+                                     f"{len(self.hands[seat])}; the dealer always keeps at least {limit} cards in "
+                                     "hand before the refill.", ev, seat=str(seat), status="info",
+                                     extra={"count": len(self.hands[seat]), "expected": limit}))
         return out
 
     def _check_discards(self, ev: Event) -> list[Finding]:

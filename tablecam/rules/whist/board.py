@@ -82,6 +82,7 @@ class WhistBoard(BoardEngine):
         self._ace_duty: Finding | None = None
         self.claimed: int | None = None
         self._claimer: Seat | None = None
+        self.shown: set[Seat] = set()  # seats that laid cards face up during play (bordlægger)
 
     def _check_rules(self) -> None:
         order = self.rules["paahaeng_order"]
@@ -531,6 +532,8 @@ class WhistBoard(BoardEngine):
             return out + [bad_event(f"{ev.seat} played {ev.card} after the last trick; ignored.", ev.index,
                                     self.board)]
         seat, card = ev.seat, ev.card
+        if t.number == 2 and not t.cards:
+            out += self._check_open_hand(ev)
         for r in self.revokes.on_play(seat, t.number, ev.index):
             out.append(self._revoke_finding(r, ev, established=True))
         if self._ace_duty is not None and self._ace_duty.status == "pending" and t.number > self._ace_duty.trick:
@@ -563,6 +566,15 @@ class WhistBoard(BoardEngine):
             out += self._check_nolo_lost(ev)
             self.trick = Trick(t.winner or t.leader, t.number + 1) if t.number < 13 else None
         return out
+
+    def _check_open_hand(self, ev: Event) -> list[Finding]:
+        """Bordlægger: the soloist lays the hand face up after the first lead (Nolomeldinger)."""
+        if not is_nolo(self.high, self.rules) or not self.rules["nolo"][self.high.rung].get("open"):
+            return []
+        return [self._finding("hand_not_shown", "Nolomeldinger", f"{s} plays '{self.high}' but did not lay the "
+                              "cards face up after the first lead.", ev, seat=str(s), status="pending",
+                              options=["lay the hand face up now"], id=self._fid("open", s))
+                for s in self.soloists() if s not in self.shown]
 
     def _revoke_finding(self, r: Any, ev: Event, established: bool) -> Finding:
         suit_name = {"S": "spades", "H": "hearts", "D": "diamonds", "C": "clubs"}.get(r.led, r.led)
@@ -654,7 +666,11 @@ class WhistBoard(BoardEngine):
         h = handlers.get(t)
         if h is not None:
             return out + h(event)
-        if t in ("end", "expose"):
+        if t == "expose":
+            if self.play_started:
+                self.shown.add(event.seat)
+            return out
+        if t == "end":
             return out
         return out + [bad_event(f"'{t}' events have no meaning in es-makker whist; ignored.", event.index,
                                 self.board)]
