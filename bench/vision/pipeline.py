@@ -1,0 +1,169 @@
+"""Camera pipeline benchmark: frames per second on 1280x720 video and event latency.
+
+    .venv/bin/python bench/vision/pipeline.py [--tricks 4] [--fps 25] [--deck DECK] [--baseline-frames 60]
+
+1. Renders a simulated table video (``tablecam sim video``: 1280x720, corner
+   markers, hands, a hand passing over, lighting changes) with its exact
+   ground truth.
+2. Runs the camera pipeline over the whole video, decoding included, and
+   measures frames per second, and for every ``play`` the latency from the
+   card coming to rest (ground truth) to the event: the video time until
+   the deciding frame plus the wall time spent processing that frame.
+3. Baseline in the same run, on the same frames: the naive approach of
+   running the card detector on every full frame (``CardDetector.detect``).
+   Where the model is not installed yet, the baseline classifies every play
+   zone on every frame instead, and the run says so.
+
+Prints the ratio (pipeline fps / baseline fps) and the raw numbers as JSON.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "tests"))
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--tricks", type=int, default=4)
+    ap.add_argument("--fps", type=float, default=25.0)
+    ap.add_argument("--deck", default=None, help="deck design (default: the first held-out deck)")
+    ap.add_argument("--seed", type=int, default=8)
+    ap.add_argument("--baseline-frames", type=int, default=60)
+    ap.add_argument("--template", action="store_true", help="use the template stand-in, not the model")
+    ap.add_argument("--keep", help="write the video here instead of a temporary folder")
+    args = ap.parse_args()
+
+    from tablecam.sim.video import SimOptions, random_deal_log, render_video
+    from tablecam.vision.camera import FrameSource
+    from tablecam.vision.pipeline import CameraPipeline, Reading
+    from tablecam.vision.zones import CameraConfig
+
+    model = None
+    if not args.template:
+        try:
+            from tablecam.vision import detector as model
+        except ImportError:
+            model = None
+    deck = args.deck
+    if deck is None:
+        try:
+            from tablecam.vision.faces import HELD_OUT_DECKS
+            deck = HELD_OUT_DECKS[0]
+        except ImportError:
+            deck = "plain"
+    if model is not None:
+        classify = None                       # the pipeline's default: the shipped model
+        clf_name = "model (tablecam.vision.detector.classify_card)"
+    else:
+        from camera_helpers import TemplateClassifier
+        classify = TemplateClassifier(deck)
+        clf_name = "template stand-in (model not installed or --template)"
+
+    tmp = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="tablecam-bench-"))
+    tmp.mkdir(parents=True, exist_ok=True)
+    video = tmp / "table.mp4"
+    opt = SimOptions(fps=args.fps, seed=args.seed, deck=deck, max_tricks=args.tricks, pass_prob=0.7)
+    t0 = time.perf_counter()
+    truth_path, meta, scene = render_video(random_deal_log(args.seed, tricks=args.tricks + 1), video, opt)
+    render_s = time.perf_counter() - t0
+    truth = [json.loads(x) for x in truth_path.read_text().splitlines()]
+    n_frames = json.loads(meta.read_text())["frames"]
+
+    # -- the pipeline, decoding included -----------------------------------
+    cfg = CameraConfig.load()
+    pipe = CameraPipeline(cfg, classify=classify)
+    if model is not None:
+        pipe.classify(__import__("numpy").zeros((350, 250, 3), "uint8"))   # load the model outside the timing
+        pipe.stats.classified, pipe.stats.seconds["classify"] = 0, 0.0
+    events, frame_wall = [], {}
+    t0 = time.perf_counter()
+    for f in FrameSource(video, log=None):
+        a = time.perf_counter()
+        out = pipe.process(f)
+        frame_wall[f.index] = time.perf_counter() - a
+        for e in out:
+            d = e.to_dict()
+            d["_frame"] = f.index
+            events.append(d)
+    pipe_s = time.perf_counter() - t0
+    pipe_fps = pipe.stats.frames / pipe_s
+    crops = pipe.stats.classified
+    stage_s = {k: round(v, 3) for k, v in pipe.stats.seconds.items()}
+
+    gt_plays = [e for e in truth if e["type"] == "play"]
+    got_plays = [e for e in events if e.get("type") == "play"]
+    pairs = list(zip(gt_plays, got_plays))
+    correct = sum(1 for g, e in pairs if (g["seat"], g["card"]) == (e["seat"], e["card"]))
+    lat = [(e["ts"] - g["ts"]) + frame_wall[e["_frame"]] for g, e in pairs
+           if (g["seat"], g["card"]) == (e["seat"], e["card"])]
+    key = lambda e: (e["type"], e.get("seat"), e.get("card"), tuple(e.get("cards", ())))  # noqa: E731
+    want = [key(e) for e in truth if e["type"] in ("play", "trick_turned", "expose")]
+    got = [key(e) for e in events if e.get("type") in ("play", "trick_turned", "expose")]
+
+    # -- baseline: the naive approach on the same frames -------------------
+    import numpy as np
+
+    frames = []
+    for f in FrameSource(video, log=None):
+        if f.index % max(1, n_frames // args.baseline_frames) == 0:
+            frames.append(f.image)
+        if len(frames) >= args.baseline_frames:
+            break
+    if model is not None:
+        det = model.load_detector() if hasattr(model, "load_detector") else model.CardDetector()
+        det.detect(frames[0])
+        base_name = "CardDetector.detect on every full 1280x720 frame"
+        t0 = time.perf_counter()
+        for img in frames:
+            det.detect(img)
+        base_s = time.perf_counter() - t0
+    else:
+        base_name = "classify all four play zones on every frame (no detector installed)"
+        zones = [z for z in cfg.zones_for("bridge") if z.kind == "play"]
+        quads = []
+        for z in zones:
+            x, y, w, h = z.rect
+            c = np.array([[x, y], [x + w, y], [x + w, y + h], [x, y + h]], float) * cfg.px_per_mm
+            quads.append(c)
+        t0 = time.perf_counter()
+        for img in frames:
+            for q in quads:
+                r = pipe.classify(pipe.crop_card(img, q, grow_mm=0))
+                assert isinstance(r, Reading)
+        base_s = time.perf_counter() - t0
+    base_fps = len(frames) / base_s
+
+    res = {
+        "video": {"frames": n_frames, "fps": args.fps, "size": "1280x720", "deck": deck, "tricks": args.tricks,
+                  "hand_passes": len(scene.hand_passes), "render_s": round(render_s, 1)},
+        "classifier": clf_name,
+        "pipeline": {"fps": round(pipe_fps, 1), "seconds": round(pipe_s, 2), "classified_crops": crops,
+                     "stage_s": stage_s},
+        "baseline": {"name": base_name, "frames": len(frames), "fps": round(base_fps, 2)},
+        "speedup": round(pipe_fps / base_fps, 1),
+        "events": {"exact_log": got == want, "plays": len(gt_plays), "plays_read": len(got_plays),
+                   "plays_correct": correct},
+        "latency_ms": {"mean": round(1000 * statistics.mean(lat), 1) if lat else None,
+                       "max": round(1000 * max(lat), 1) if lat else None},
+    }
+    print(f"camera pipeline: {pipe_fps:.1f} fps vs baseline {base_fps:.2f} fps ({base_name}) "
+          f"= {pipe_fps / base_fps:.1f}x; event latency mean {res['latency_ms']['mean']} ms, "
+          f"max {res['latency_ms']['max']} ms; plays {correct}/{len(gt_plays)}; exact log: {got == want}")
+    print(json.dumps(res, indent=1))
+    if got != want:
+        print("diff: want", want, "\n      got ", got, file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
