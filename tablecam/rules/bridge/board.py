@@ -80,9 +80,10 @@ class BridgeBoard(BoardEngine):
         # deal
         self.held = [0, 0, 0, 0]
         self.ndealt = [0, 0, 0, 0]
+        self.extra_dealt = [0, 0, 0, 0]
         self.dealt_mask = 0
         self.dealt: list[int] | None = None
-        self.deal_seen = False
+        self.watch = False
         self.deal_checked = False
         self.misdealt = False
         self.known = [False, False, False, False]
@@ -99,12 +100,10 @@ class BridgeBoard(BoardEngine):
         self.cur_led = -1
         self.cur_best = -1
         self.cur_best_seat = -1
-        self.cur_mask = 0
         self.lead_turn: int | None = None
         self.turn: int | None = self.dealer
         self.tricks: list[tuple[int, list[tuple[int, int]], int]] = []
         self.won = [0, 0]
-        self.played_mask = 0
         self.revokes: list[Revoke] = []
         self.unest: list[Revoke] = []
         self.pen: list[dict[int, PenaltyCard]] = [{}, {}, {}, {}]
@@ -120,11 +119,34 @@ class BridgeBoard(BoardEngine):
 
     # ------------------------------------------------------------------ fold
     def apply(self, event: Event) -> list[Finding]:
-        h = _DISPATCH.get(event.type)
+        t = event.type
+        if t == "play":
+            return self._play(event)
+        if t == "deal":  # inlined: 52 of these per board
+            d = event.data
+            s = SEAT_INDEX.get(id(d["to"]))
+            ci = CARD_INDEX.get(id(d["card"]))
+            if s is None or ci is None or self.phase is not DEALING or "face_up" in d:
+                return self._deal(event)
+            bit = BIT[ci]
+            m = self.dealt_mask
+            if m & bit:
+                return self._deal(event)
+            self.dealt_mask = m | bit
+            self.held[s] |= bit
+            return []
+        h = _DISPATCH.get(t)
         if h is None:
             self.last_index = event.index
             return [self._bad(f"'{event.type}' events mean nothing in bridge; skipped.", event)]
-        return h(self, event)
+        out = h(self, event)
+        self._rewatch()
+        return out
+
+    def _rewatch(self) -> None:
+        """Keep ``watch`` true while anything makes the next play need the full checks."""
+        self.watch = bool(self.ootl is not None or self.late is not None or self.unest or self.n_pen
+                          or self.demand is not None)
 
     # -- finding helpers ------------------------------------------------------
     def _new(self, kind: str, key: str, message: str, ev: Event | int | None, seat: int | None = None,
@@ -166,23 +188,11 @@ class BridgeBoard(BoardEngine):
 
     # ------------------------------------------------------------------ deal
     def _deal(self, ev: Event) -> list[Finding]:
+        """A ``deal`` event that is not the plain case handled inline in :meth:`apply`."""
         d = ev.data
-        s = SEAT_INDEX.get(id(d["to"]))
-        ci = CARD_INDEX.get(id(d["card"]))
         self.last_index = ev.index
-        if s is None or ci is None or self.phase is not DEALING or "face_up" in d:
-            return self._deal_slow(ev, s, ci)
-        bit = BIT[ci]
-        if self.dealt_mask & bit:
-            return self._deal_slow(ev, s, ci)
-        self.deal_seen = True
-        self.dealt_mask |= bit
-        self.held[s] |= bit
-        self.ndealt[s] += 1
-        return []
-
-    def _deal_slow(self, ev: Event, s: int | None, ci: int | None) -> list[Finding]:
-        d = ev.data
+        s = seat_index(d["to"]) if d["to"] not in ("talong", "kitty") else None
+        ci = card_index(d["card"])
         if s is None:
             s = seat_index(d["to"])
             if s is None:
@@ -195,7 +205,6 @@ class BridgeBoard(BoardEngine):
             return [self._bad(f"{CARD_TEXT[ci]} dealt to {SEAT_LETTERS[s]} after the auction or play had "
                               "begun; not added to the hand.", ev)]
         out = []
-        self.deal_seen = True
         if d.get("face_up") and not self.misdealt:
             self.misdealt = True
             out.append(self._new("misdeal", "misdeal_face_up",
@@ -207,18 +216,19 @@ class BridgeBoard(BoardEngine):
             out.append(self._new("duplicate_card", "duplicate_card",
                                  f"{CARD_TEXT[ci]} was dealt twice in this board (to {', '.join(holders)} and to "
                                  f"{SEAT_LETTERS[s]}).", ev, card=CARD_TEXT[ci], seats=holders + [SEAT_LETTERS[s]]))
+            if self.held[s] & bit:
+                self.extra_dealt[s] += 1
         self.dealt_mask |= bit
         self.held[s] |= bit
-        self.ndealt[s] += 1
         return out
 
     def _check_deal(self, ev: Event | None) -> list[Finding]:
         """The deal is over: 13 cards each, 52 different cards (Laws 1, 13, 14)."""
         self.deal_checked = True
-        if not self.deal_seen:
+        if not self.dealt_mask:
             return []
         self.dealt = list(self.held)
-        nd = self.ndealt
+        nd = self.ndealt = [self.held[s].bit_count() + self.extra_dealt[s] for s in range(4)]
         if self.dealt_mask == FULL_MASK and nd[0] == nd[1] == nd[2] == nd[3] == 13:
             self.known = [True, True, True, True]
             return []
@@ -481,10 +491,63 @@ class BridgeBoard(BoardEngine):
         return out
 
     def _play(self, ev: Event) -> list[Finding]:
+        """A card played. Fast path: in turn, from a known hand, following suit (or void)."""
+        d = ev.data
+        s = SEAT_INDEX.get(id(d["seat"]))
+        ci = CARD_INDEX.get(id(d["card"]))
+        if self.watch or s is None or ci is None or s != self.turn or self.phase is not PLAY:
+            return self._play_full(ev)
+        held = self.held
+        h = held[s]
+        bit = BIT[ci]
+        if not h & bit:
+            return self._play_full(ev)
+        cur = self.cur
+        su = SUIT[ci]
+        if cur:
+            led = self.cur_led
+            if su != led:
+                if h & SUIT_MASK[led]:
+                    return self._play_full(ev)  # a revoke
+                if su == self.trump:
+                    b = self.cur_best
+                    if SUIT[b] != su or RANK_VALUE[ci] > RANK_VALUE[b]:
+                        self.cur_best = ci
+                        self.cur_best_seat = s
+            elif RANK_VALUE[ci] > RANK_VALUE[self.cur_best] and SUIT[self.cur_best] == su:
+                self.cur_best = ci
+                self.cur_best_seat = s
+            cur.append((s, ci))
+            held[s] = h ^ bit
+            if len(cur) == 4:
+                w = self.cur_best_seat
+                self.tricks.append((cur[0][0], cur, w))
+                self.won[w & 1] += 1
+                self.cur = []
+                self.lead_turn = self.turn = w
+            else:
+                self.turn = (s + 1) & 3
+            return []
+        self.cur_led = su
+        self.cur_best = ci
+        self.cur_best_seat = s
+        cur.append((s, ci))
+        held[s] = h ^ bit
+        self.turn = (s + 1) & 3
+        return []
+
+    def _play_full(self, ev: Event) -> list[Finding]:
+        """Every check: irregular turn, revokes, penalty cards, unknown hands, pending irregularities."""
         d = ev.data
         s = SEAT_INDEX.get(id(d["seat"]))
         ci = CARD_INDEX.get(id(d["card"]))
         self.last_index = ev.index
+        out = self._play_checked(ev, s, ci)
+        self._rewatch()
+        return out
+
+    def _play_checked(self, ev: Event, s: int | None, ci: int | None) -> list[Finding]:
+        d = ev.data
         if s is None or ci is None:
             s = seat_index(d["seat"])
             ci = card_index(d["card"])
@@ -507,12 +570,11 @@ class BridgeBoard(BoardEngine):
             self.cur_led = su
             self.cur_best = ci
             self.cur_best_seat = s
-            self.cur_mask = 1 << s
             if self.n_pen or self.demand is not None:
                 self._penalty_duties(ev, s, ci, True, out)
         else:
             if s != self.turn:
-                if self.cur_mask >> s & 1:
+                if self._cur_mask() >> s & 1:
                     out.append(self._second_card(ev, s, ci))
                     return out
                 out.append(self._play_out_of_turn(ev, s, ci))
@@ -531,35 +593,47 @@ class BridgeBoard(BoardEngine):
             elif RANK_VALUE[ci] > RANK_VALUE[self.cur_best] and SUIT[self.cur_best] == su:
                 self.cur_best = ci
                 self.cur_best_seat = s
-            self.cur_mask |= 1 << s
             if self.n_pen:
                 self._penalty_duties(ev, s, ci, False, out)
         if self.void[s] and self.void[s] >> su & 1:
             out.append(self._late_revoke(ev, s, su))
-        cur.append((s, ci))
         bit = BIT[ci]
         h = self.held[s]
         if h & bit:
             self.held[s] = h ^ bit
-        elif self.known[s] or self.played_mask & bit:
+        elif self.known[s] or self._played_mask() & bit:
             out.append(self._not_held(ev, s, ci))
-        self.played_mask |= bit
+        cur.append((s, ci))
         if len(cur) == 4:
             w = self.cur_best_seat
             self.tricks.append((cur[0][0], cur, w))
             self.won[w & 1] += 1
             self.cur = []
-            self.cur_mask = 0
             self.lead_turn = self.turn = w
             if self.demand is not None and self.demand[2] == "forbid" and w != self.demand[0]:
                 self.demand = None
         else:
             t = (s + 1) & 3
-            m = self.cur_mask
+            m = self._cur_mask()
             while m >> t & 1:
                 t = (t + 1) & 3
             self.turn = t
         return out
+
+    def _cur_mask(self) -> int:
+        m = 0
+        for x, _ in self.cur:
+            m |= 1 << x
+        return m
+
+    def _played_mask(self) -> int:
+        m = 0
+        for _, cards, _ in self.tricks:
+            for _, c in cards:
+                m |= BIT[c]
+        for _, c in self.cur:
+            m |= BIT[c]
+        return m
 
     def _play_pre(self, ev: Event, s: int, ci: int, out: list[Finding]) -> bool:
         """Rare work before a play: establishment, a pending lead out of turn, a trick-12 fix.
@@ -639,7 +713,7 @@ class BridgeBoard(BoardEngine):
 
     def _not_held(self, ev: Event, s: int, ci: int) -> Finding:
         bit = BIT[ci]
-        if self.played_mask & bit:
+        if self._played_mask() & bit:
             return self._bad(f"{CARD_TEXT[ci]} was played a second time (by {SEAT_LETTERS[s]}); check the card "
                              "recognition or the log.", ev)
         other = [SEAT_LETTERS[x] for x in range(4) if self.held[x] & bit]
@@ -687,7 +761,6 @@ class BridgeBoard(BoardEngine):
         out: list[Finding] = []
         self._take_back(o, oci)
         self.cur = []
-        self.cur_mask = 0
         self.lead_turn = self.turn = correct
         if self._is_defender(o):
             law = "Law 54D" if key == "lead_out_of_turn_opening" else "Law 56"
@@ -787,25 +860,23 @@ class BridgeBoard(BoardEngine):
     def _take_back(self, s: int, ci: int) -> None:
         bit = BIT[ci]
         self.held[s] |= bit
-        self.played_mask &= ~bit
 
     def _recompute_trick(self) -> None:
         cur = self.cur
         if not cur:
-            self.cur_mask = 0
             self.turn = self.lead_turn
             return
-        self.cur_mask = 0
+        mask = 0
         self.cur_led = SUIT[cur[0][1]]
         self.cur_best, self.cur_best_seat = cur[0][1], cur[0][0]
         for s, c in cur:
-            self.cur_mask |= 1 << s
+            mask |= 1 << s
             b = self.cur_best
             if (SUIT[c] == SUIT[b] and RANK_VALUE[c] > RANK_VALUE[b]) or (SUIT[c] == self.trump and SUIT[b] != self.trump):
                 self.cur_best, self.cur_best_seat = c, s
         t = cur[0][0]
-        if self.cur_mask != 15:
-            while self.cur_mask >> t & 1:
+        if mask != 15:
+            while mask >> t & 1:
                 t = (t + 1) & 3
         self.turn = t
 
