@@ -201,3 +201,29 @@ def test_vira_auction_snapshot(name):
     _, b = replay(name)
     snap = b.snapshot()
     assert snap["game"] == "vira" and snap["phase"] == "done" and snap["auction"][0]["seat"] == "E"
+
+
+def test_vira_C12_player_sitting_out_may_not_bid():
+    evs = replay_raw("vira-8-spel-hemma")
+    i = next(i for i, e in enumerate(evs) if e["type"] == "bid")
+    evs.insert(i + 1, {"type": "bid", "seat": "W", "bid": "9-spel"})
+    out, b = fold(evs)
+    f = kinds(out, "sit_out_interference")
+    assert len(f) == 1 and f[0].rule == "Vira SM 2025 C.12" and f[0].seat == "W"
+    assert b.contract.name == "8-spel"
+
+
+def test_vira_repeated_pass_is_ignored():
+    evs = replay_raw("vira-8-spel-hemma")
+    i = next(i for i, e in enumerate(evs) if e["type"] == "bid" and e["bid"] == "pass")
+    evs.insert(i + 1, dict(evs[i]))
+    out, b = fold(evs)
+    assert [f.kind for f in out] == ["bad_event", "score"] and b.declarer.value == "E"
+
+
+def test_vira_bad_board_fields_do_not_stop_the_deal():
+    evs = replay_raw("vira-8-spel-hemma")
+    evs[0] = {**evs[0], "players": "NX", "sit_out": "Q"}
+    out, b = fold(evs)
+    assert [f.kind for f in out].count("bad_event") == 2 and [str(s) for s in b.active] == ["E", "S", "N"]
+    assert kinds(out, "score")[0].extra["outcome"] == "hemma"

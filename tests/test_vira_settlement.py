@@ -167,3 +167,14 @@ def test_vira_L_party_hand_computed():
     assert {s: r["bets"] for s, r in res.items()} == {"N": -1, "E": -1, "S": 2, "W": 2}
     assert {s: r["total"] for s, r in res.items()} == {"N": 85, "E": -7, "S": -39, "W": -39}
     assert sum(r["total"] for r in res.values()) == 0
+
+
+def test_vira_gask_played_as_misar_twelve_cards():
+    """Gask på 1 ('8/0 sluten, 12'): S buys and plays it as a closed misär over 12 tricks."""
+    out, t = replay("vira-gask-as-misar")
+    b = t.boards[0]
+    assert b.playing_misar and b.trump is None and b.hand_size == 12 and len(b.tricks) == 12
+    s = scores(out)[0]
+    assert [f.kind for f in out] == ["score"]
+    assert s["outcome"] == "hemma" and s["needed"] == 0 and s["column"] == "ofärg/misär"
+    assert s["pinnar"] == {"N": 0, "E": 0, "S": 0, "W": 0} and s["bets"] == {"S": -1}

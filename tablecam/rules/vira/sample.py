@@ -127,7 +127,7 @@ def complete_deal(seed: int, dealer: str = "N", bids: Iterable[tuple[str, str]] 
             nd, nb = k if isinstance(k, tuple) else (k, k)
             hand = b.hands[s]
             rank = lambda c: 12 - c.rank_index  # noqa: E731
-            if b.contract is not None and b.contract.is_misar:
+            if b.contract is not None and (b.contract.is_misar or b.playing_misar):
                 throw = sorted(hand, key=rank, reverse=True)[:nd]
             else:
                 throw = sorted((c for c in hand if c.suit != b.trump), key=rank)[:nd]

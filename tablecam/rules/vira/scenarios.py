@@ -107,6 +107,9 @@ SCENARIOS: dict[str, Callable[[], Log]] = {
         buys={"S": (3, 2), "N": (1, 0), "E": (1, 0)}),
     "vira-solo-grande-misar-ouverte": lambda: complete_deal(
         SOLOMISAR, dealer="N", bids=[("E", "Solo grande misär ouverte"), ("S", "pass"), ("N", "pass")], show=True),
+    "vira-gask-as-misar": lambda: complete_deal(
+        KOPMISAR, dealer="N", bids=[("E", "7-spel"), ("S", "Gask på 1"), ("N", "pass"), ("E", "pass")],
+        trump="misar", first_suit="H", buys={"S": (4, 3), "N": (2, 1), "E": (2, 1)}),
     # A: game rules
     "vira-A1-first-bid-pass": lambda: _eight(HEMMA, bids=[("E", "pass"), ("E", "8-spel"), ("S", "pass"),
                                                           ("N", "pass")]),
