@@ -34,6 +34,7 @@ def register(sub: Any) -> None:
                         help="seconds without a frame before health is 'stale' (default 1.5)")
     listen.add_argument("--duration", type=float, help="stop after this many seconds")
     listen.add_argument("--cards", type=int, help="stop after this many cards")
+    listen.add_argument("--boards", type=int, metavar="N", help="stop when the shoe has run empty N times")
     listen.add_argument("--findings", action="store_true",
                         help="print findings as JSON Lines on stdout too (default: stderr)")
     listen.set_defaults(func=cmd_listen)
@@ -49,7 +50,8 @@ def register(sub: Any) -> None:
     sim.add_argument("--game", choices=GAMES, default="bridge")
     sim.add_argument("--boards", type=int, default=1, help="shuffled boards to deal (default 1)")
     sim.add_argument("--seed", type=int, help="random seed (deals and faults)")
-    sim.add_argument("--deal", metavar="EVENTS.jsonl", help="deal the boards recorded in this event log instead")
+    sim.add_argument("--deal", metavar="FILE", help="deal the boards recorded in this event log (.jsonl) or "
+                                                     "archive (.pbn, .lin) instead")
     sim.add_argument("--interval", type=float, default=0.3, help="seconds between cards (default 0.3)")
     sim.add_argument("--heartbeat", type=float, default=0.5, help="heartbeat period in seconds (default 0.5)")
     sim.add_argument("--faults", default="", metavar="SPEC",
@@ -86,9 +88,12 @@ def cmd_listen(args: argparse.Namespace) -> int:
     driver = ShoeDriver(args.port, baudrate=args.baud, heartbeat_timeout=args.heartbeat_timeout)
     start = time.monotonic()
     cards = 0
+    emptied = 0
 
     def stop() -> bool:
         if args.duration is not None and time.monotonic() - start >= args.duration:
+            return True
+        if args.boards is not None and emptied >= args.boards:
             return True
         return args.cards is not None and cards >= args.cards
 
@@ -101,6 +106,7 @@ def cmd_listen(args: argparse.Namespace) -> int:
             _err(f"shoe link: {item.kind}: {item.message}")
         elif isinstance(item, ShoeMessage) and item.kind in ("HELLO", "ERROR", "SHOE_EMPTY", "SHOE_LOADED"):
             _err(f"shoe: {item.kind} {json.dumps(item.fields)}")
+            emptied += item.kind == "SHOE_EMPTY"
         for res in tracker.feed(item):
             if isinstance(res, Finding):
                 line = json.dumps(res.to_dict(), ensure_ascii=False)
@@ -124,7 +130,7 @@ def cmd_sim(args: argparse.Namespace) -> int:
     import socket
     import time
 
-    from .sim import FdLink, Faults, SimPlan, deal_from_events, open_pty, run_plan, shuffled_deal
+    from .sim import FdLink, Faults, SimPlan, deals_from_items, open_pty, run_plan, shuffled_deal
 
     try:
         faults = Faults.parse(args.faults)
@@ -132,10 +138,11 @@ def cmd_sim(args: argparse.Namespace) -> int:
         _err(f"tablecam shoe-sim: {e}")
         return 2
     if args.deal:
+        from ..archive import load
+
         try:
-            with open(args.deal, encoding="utf-8", errors="replace") as fp:
-                boards = deal_from_events(fp)
-        except OSError as e:
+            boards = deals_from_items(load(args.deal))
+        except (OSError, ValueError) as e:
             _err(f"tablecam shoe-sim: cannot read {args.deal}: {e}")
             return 2
         if not boards:

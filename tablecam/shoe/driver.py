@@ -68,7 +68,7 @@ class ShoeDriver:
         self.read_timeout = read_timeout
         self.decoder = P.StreamDecoder()
         self.port: Any = None
-        self.health = Health("disconnected", "not opened yet")
+        self.health = Health("starting", "not opened yet")
         self.last_heartbeat: dict[str, Any] = {}
         self.opens = 0
         self._last_rx: float | None = None

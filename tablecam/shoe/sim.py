@@ -275,11 +275,18 @@ def shuffled_deal(game: str, seed: int | None = None, pack: int = 1) -> list[Sim
 
 def deal_from_events(lines: Iterable[str]) -> list[list[SimCard]]:
     """The deals recorded in an event log (``deal`` events), one list per board."""
-    from ..events import Event, read_events
+    from ..events import read_events
+
+    return deals_from_items(read_events(lines))
+
+
+def deals_from_items(items: Iterable[Any]) -> list[list[SimCard]]:
+    """Boards of cards from events (a log, or ``tablecam.archive.load`` of a PBN/LIN file)."""
+    from ..events import Event
 
     boards: list[list[SimCard]] = []
     cur: list[SimCard] | None = None
-    for item in read_events(lines):
+    for item in items:
         if not isinstance(item, Event):
             continue
         if item.type == "board":
@@ -357,8 +364,13 @@ class FdLink:
 
 
 def run_plan(plan: SimPlan, link: Any, log: Callable[[str], None] = lambda s: None,
-             stop: Callable[[], bool] = lambda: False) -> FaultCounts:
-    """Play ``plan`` on ``link`` (an :class:`FdLink`-like object); return the fault counts."""
+             stop: Callable[[], bool] = lambda: False,
+             linger: Callable[[], bool] = lambda: True) -> FaultCounts:
+    """Play ``plan`` on ``link`` (an :class:`FdLink`-like object); return the fault counts.
+
+    After the last card the shoe stays on line (heartbeats, answering RESEND)
+    until ``linger()`` returns true, like a real shoe that stays plugged in.
+    """
     line = FaultyLine(link.write, plan.faults, plan.seed)
     shoe = VirtualShoe(line.write)
     dealt_total = 0
@@ -410,4 +422,6 @@ def run_plan(plan: SimPlan, link: Any, log: Callable[[str], None] = lambda s: No
         if not plan.loop:
             break
     idle(plan.heartbeat * 2)
+    while not linger() and not stop():
+        idle(plan.heartbeat)
     return line.counts

@@ -169,7 +169,8 @@ class DealTracker:
             self._finding("extra_card", self.plan.count_rule,
                           f"{card} came out of the shoe after the deal was complete "
                           f"(card {self.plan.total + self.extra}); the pack has too many cards.",
-                          out, card=card, count=self.plan.total + self.extra, expected=self.plan.total)
+                          out, card=card, count=self.plan.total + self.extra, expected=self.plan.total,
+                          duplicate=self.seen[card] > 0)
             return
         kw: dict[str, Any] = {}
         if f.get("flags", 0) & P.FLAG_FACE_UP:
