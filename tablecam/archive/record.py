@@ -52,6 +52,8 @@ SEAT_INDEX: dict[Seat, int] = {s: i for i, s in enumerate(SEATS)}
 
 _VALUE: dict[int, int] = {id(c): 12 - RANKS.index(c.rank) for c in DECK}
 """Rank value (ace 12) by ``id`` of the interned card: cheaper than ``Card.__hash__``."""
+_INFO: dict[int, tuple[int, str, int]] = {id(c): (i, c.suit, 12 - RANKS.index(c.rank)) for i, c in enumerate(DECK)}
+"""``(deck position, suit, rank value)`` by ``id`` of the interned card: one lookup per card played."""
 
 _CALLS: dict[str, str] = {"P": "P", "PASS": "P", "X": "X", "DBL": "X", "D": "X", "XX": "XX",
                           "RDBL": "XX", "R": "XX", "REDBL": "XX"}
@@ -300,14 +302,9 @@ def record_events(rec: BoardRecord, index: int = 0) -> tuple[list[Event | Findin
     # The deal: one card at a time, clockwise from dealer's left.
     d0 = SEAT_INDEX[dealer]
     order = [SEATS[(d0 + 1) & 3], SEATS[(d0 + 2) & 3], SEATS[(d0 + 3) & 3], dealer]
-    h0, h1, h2, h3 = (hands[s] for s in order)
-    o0, o1, o2, o3 = order
-    for i in range(13):
-        out.append(Event("deal", {"to": o0, "card": h0[i]}, index))
-        out.append(Event("deal", {"to": o1, "card": h1[i]}, index + 1))
-        out.append(Event("deal", {"to": o2, "card": h2[i]}, index + 2))
-        out.append(Event("deal", {"to": o3, "card": h3[i]}, index + 3))
-        index += 4
+    dealt = [c for four in zip(*(hands[s] for s in order)) for c in four]
+    out += [Event("deal", {"to": to, "card": c}, i) for i, to, c in zip(range(index, index + 52), order * 13, dealt)]
+    index += 52
     # The auction, repaired if it lost its opening passes.
     calls, contract, declarer, shift = _check_auction(rec, out, index, d0)
     if calls is BY_TAGS:
@@ -366,9 +363,10 @@ def _check_auction(rec: BoardRecord, out: list, index: int, d0: int) -> tuple[li
             calls = calls + ["P"] * added
         if not tagged or (contract == want_c and (decl == want_d or contract == "Pass")):
             if k:
-                out.append(_flaw(rec, f"{_where(rec)}: the auction lost its first {k} call(s); repaired by "
-                                      f"inserting {k} pass(es) from dealer {SEATS[d0]}, so that it reaches the "
-                                      f"recorded {desc}.", "auction_repaired", index))
+                what = "its opening pass" if k == 1 else f"its {k} opening passes"
+                out.append(_flaw(rec, f"{_where(rec)}: the auction lost {what}; repaired by inserting "
+                                      f"{'it' if k == 1 else 'them'} from dealer {SEATS[d0]} on, so that it "
+                                      f"reaches the recorded {desc}.", "auction_repaired", index))
             return calls, contract, decl, k
         tried.append((k, calls, contract, decl))
         if not tagged:
@@ -415,7 +413,11 @@ def _play_events(rec: BoardRecord, hands: dict[Seat, list[Card]], out: list, ind
                               f"leader against {contract} by {SEATS[declarer]} is {SEATS[leader]}; the play "
                               f"is left out.", "play_leader", index, 1))
         return _claim(out, index, declarer, claim)
-    held = [{id(c) for c in hands[s]} for s in SEATS]
+    owner = [-1] * 52  # deck position -> seat still holding the card (-1: played)
+    for s, seat in enumerate(SEATS):
+        for c in hands[seat]:
+            owner[_INFO[id(c)][0]] = s
+    info = _INFO.get
     by_seats = rec.trick_form == "seats"
     side = declarer & 1
     won = 0
@@ -445,34 +447,44 @@ def _play_events(rec: BoardRecord, hands: dict[Seat, list[Card]], out: list, ind
             if n > 4:
                 flaw = (t, f"trick {t} has {n} cards")
                 break
+        # Check every card against the hands, and find the winner on the way.
+        s = leader
+        best = leader
         for k in range(n):
             c = cards[k]
-            s = (leader + k) & 3
-            if id(c) not in held[s]:
-                c = _canon(c)
-                if id(c) in held[s]:
-                    cards[k] = c
-                    continue
-                owner = next((o for o in SEATS if any(x == c for x in hands[o])), None)
-                why = "has already played it" if owner is SEATS[s] else f"never held it (dealt to {owner})"
+            x = info(id(c))
+            if x is None:
+                c = cards[k] = _canon(c)
+                x = info(id(c))
+            if x is None or owner[x[0]] != s:
+                holder = next((o for o in SEATS if any(h == c for h in hands[o])), None)
+                why = "has already played it" if holder is SEATS[s] else f"never held it (dealt to {holder})"
                 flaw = (t, f"trick {t} lists {c} for {SEATS[s]}, who {why}")
                 break
+            if k == 0:
+                bs, bv = x[1], x[2]
+            elif x[1] == bs:
+                if x[2] > bv:
+                    best, bv = s, x[2]
+            elif x[1] == trump:
+                best, bs, bv = s, x[1], x[2]
+            s = (s + 1) & 3
         if flaw is not None:
             break
         if n < 4 and t < last:
             flaw = (t, f"trick {t} is incomplete but the record goes on after it")
             break
+        s = leader
         for k in range(n):
-            s = (leader + k) & 3
-            held[s].discard(id(cards[k]))
+            owner[info(id(cards[k]))[0]] = -1  # type: ignore[index]
             plays.append((s, cards[k]))
+            s = (s + 1) & 3
         if n < 4:
             break
-        w = (leader + trick_winner(cards, trump)) & 3
-        if (w & 1) == side:
+        if (best & 1) == side:
             won += 1
         done = t
-        leader = w
+        leader = best
     if flaw is not None:
         del plays[done * 4:]
     for s, c in plays:
