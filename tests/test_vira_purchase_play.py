@@ -194,17 +194,17 @@ def test_vira_J4_revoke_corrected_after_trick_complete_but_not_turned():
     assert [x.status for x in f] == ["pending", "corrected"]
 
 
-def test_vira_J5_revoke_established_most_favourable_outcome():
-    out, b = replay("vira-J5-revoke-established")
+def test_vira_J6_revoke_established_most_favourable_outcome():
+    out, b = replay("vira-J6-revoke-established")
     f = of(out, "revoke")
     assert [x.status for x in f] == ["pending", "established"]
     d = f[1].to_dict()
-    assert d["established"] is True and d["outcome"] == "hemma" and "J.5" in d["remedy"]
+    assert d["established"] is True and d["outcome"] == "hemma" and "J.6" in d["remedy"]
     s = score(out)
-    assert s["outcome"] == "hemma" and s["rule"] == "Vira SM 2025 J.5"
+    assert s["outcome"] == "hemma" and s["rule"] == "Vira SM 2025 J.6"
 
 
-def test_vira_J5_declarer_revoke_gives_defenders_kodilj_when_still_possible():
+def test_vira_J6_declarer_revoke_gives_defenders_kodilj_when_still_possible():
     from tablecam.rules.vira.settle import best_possible
     # 8-spel, declarer had 1 trick before the revoke in trick 3: defenders could still make him kodilj
     assert best_possible(8, False, taken=1, remaining=11, for_declarer=False) == "kodilj"

@@ -52,7 +52,7 @@ def test_vira_replay_cli_json_every_data_file():
 
 
 def test_vira_replay_cli_revoke_contract_fields():
-    r = cli("replay", str(DATA / "vira-J5-revoke-established.jsonl"), "--json")
+    r = cli("replay", str(DATA / "vira-J6-revoke-established.jsonl"), "--json")
     rows = [json.loads(x) for x in r.stdout.splitlines()]
     rev = [d for d in rows if d["kind"] == "revoke"]
     assert [d["established"] for d in rev] == [False, True]

@@ -51,6 +51,7 @@ class Forced:
     reason: str
     bets: dict[str, int] | None = None
     column: int | None = None
+    played_on: bool = False  # H.2: both defenders chose to play on
 
 
 class ViraBoard(BoardEngine):
@@ -519,7 +520,7 @@ class ViraBoard(BoardEngine):
         self.flag("trump_choice", "trump_choice", message.rstrip(".") + "; the deal is stopped and the declarer pays "
                   "for a lagd hand in the lowest suit that could have been trump.", ev, seat=self.declarer,
                   status="established", remedy="Declarer pays for a lagd hand (G.1), paid in the lowest colour (G.2).")
-        self.forced.append(Forced(ev.index, "lagd", "G.1", column=0))
+        self.forced.append(Forced(ev.index, "lagd", self.rules.section("trump_choice"), column=0))
 
     def _on_discard(self, ev: Event) -> None:
         seat = ev.seat
@@ -540,7 +541,7 @@ class ViraBoard(BoardEngine):
             self.flag("talong_before_auction", "talong_before_end", f"{seat} took cards from the talong before the "
                       "bidding was over; the deal is stopped and he pays a bet.", ev, seat=seat, status="established",
                       remedy=f"{seat} pays a bet into the pulla; the deal passes to the left (F.6).")
-            self.abort_bets.append((ev.index, "talong_before_auction", {str(seat): 1}, "F.6"))
+            self.abort_bets.append((ev.index, "talong_before_auction", {str(seat): 1}, self.rules.section("talong_before_end")))
         else:
             self._purchase_order(ev, seat)
             if seat == self.declarer and self.contract is not None:
@@ -579,7 +580,7 @@ class ViraBoard(BoardEngine):
             self.flag("purchase_out_of_turn", "defender_purchase", f"Defender {seat} started his purchase before the "
                       f"declarer {self.declarer} had finished his; the declarer is home.", ev, seat=seat,
                       status="established", remedy="The declarer is paid as home (G.5).")
-            self.forced.append(Forced(ev.index, "hemma", "G.5"))
+            self.forced.append(Forced(ev.index, "hemma", self.rules.section("defender_purchase")))
             return
         lho = self.next_active(self.declarer)
         if seat != lho and lho not in done and ("G.4", str(seat)) not in self._flagged:
@@ -587,7 +588,7 @@ class ViraBoard(BoardEngine):
             self.flag("purchase_out_of_turn", "rho_early_purchase", f"{seat}, on the declarer's right, started his "
                       f"purchase before {lho} on the declarer's left had finished; the declarer is home.", ev,
                       seat=seat, status="established", remedy="The declarer is paid as home (G.4).")
-            self.forced.append(Forced(ev.index, "hemma", "G.4"))
+            self.forced.append(Forced(ev.index, "hemma", self.rules.section("rho_early_purchase")))
 
     def _declarer_buy_checks(self, ev: Event) -> None:
         c = self.contract
@@ -596,7 +597,7 @@ class ViraBoard(BoardEngine):
             self.flag("purchase_not_allowed", "declarer_purchase", f"The declarer {self.declarer} bought from the "
                       f"talong in {c.name}, where there is no purchase; he pays for a lagd hand.", ev,
                       seat=self.declarer, status="established", remedy="Declarer pays for a lagd hand (G.3).")
-            self.forced.append(Forced(ev.index, "lagd", "G.3"))
+            self.forced.append(Forced(ev.index, "lagd", self.rules.section("declarer_purchase")))
             return
         need = c.family in self.rules.settings.get("trump_before_purchase", []) and not c.is_misar
         if need and not self.trump_named and self.declarer not in self.bought_done:
@@ -681,14 +682,14 @@ class ViraBoard(BoardEngine):
                           remedy="The declarer is paid as home (H.4).")
         if self.declarer in wrong and len(wrong) > 1:
             bets = {str(s): 1 for s in wrong}
-            self.forced.append(Forced(ev.index, "neither", "H.5", bets=bets))
+            self.forced.append(Forced(ev.index, "neither", self.rules.section("both_felekartering"), bets=bets))
             self.flag("felekartering", "both_felekartering", "Both the declarer and a defender discarded wrongly: the "
                       "game is neither home nor bet, and each of them pays a bet.", ev, status="established",
                       remedy="Each faulty player pays a bet (H.5).", bets=bets)
         elif self.declarer in wrong:
-            self.forced.append(Forced(ev.index, "felekartering_declarer", "H.2"))
+            self.forced.append(Forced(ev.index, "felekartering_declarer", self.rules.section("declarer_felekartering")))
         else:
-            self.forced.append(Forced(ev.index, "hemma", "H.4"))
+            self.forced.append(Forced(ev.index, "hemma", self.rules.section("defender_felekartering")))
 
     def _expected_player(self) -> Seat:
         t = self.trick
@@ -735,7 +736,9 @@ class ViraBoard(BoardEngine):
                               "corrected without penalty if taken back before the next trick is turned.", ev,
                               seat=seat, trick=number, id=r.id, established=False, card=str(card),
                               options=["correct now: take back this card and every card after it, play a card of "
-                                       "the suit led (J.3, J.4)"])
+                                       "the suit led (J.3-J.5)",
+                                       "the other side was harmed anyway: the deal is stopped and they are paid the "
+                                       "most favourable outcome still possible (J.6)"])
                 self._revoke_findings[r.id] = f
                 self._revoke_state[r.id] = (self._declarer_tricks(), number)
         if card in hand:
@@ -759,8 +762,8 @@ class ViraBoard(BoardEngine):
                          message=f"{offender}'s revoke in trick {r.trick} was not corrected before the next trick was "
                                  f"turned; the deal is stopped and the other side is paid the most favourable outcome "
                                  f"still possible ({outcome}).",
-                         remedy=f"Settle as {outcome} for the declarer (J.5).")
-            self.forced.append(Forced(r.event, outcome, "J.5"))
+                         remedy=f"Settle as {outcome} for the declarer ({self.rules.section('revoke_established')}).")
+            self.forced.append(Forced(r.event, outcome, self.rules.section("revoke_established")))
         for x in self._out_of_turn:
             if x["status"] == "pending" and x["trick"] < number:
                 x["status"] = "established"
@@ -768,8 +771,8 @@ class ViraBoard(BoardEngine):
                              "play goes on under the present conditions (D.7).")
         self._out_of_turn = [x for x in self._out_of_turn if x["status"] == "pending"]
         for fz in self.forced:
-            if fz.outcome == "felekartering_declarer" and number >= 2 and fz.reason == "H.2":
-                fz.reason = "H.2-played-on"
+            if fz.outcome == "felekartering_declarer" and number >= 2 and not fz.played_on:
+                fz.played_on = True
                 for f in reversed(self.findings):
                     if f.kind == "felekartering" and f.seat == str(self.declarer):
                         self.restate(f, "established", ev, remedy="Both defenders played on: the deal counts as "
@@ -800,7 +803,8 @@ class ViraBoard(BoardEngine):
         r = self.revokes.retract(seat, card)
         if r is not None and r.id in self._revoke_findings:
             self.restate(self._revoke_findings[r.id], "corrected", ev, corrected=True,
-                         remedy="Taken back in time: the offender plays a card of the suit led (J.4).")
+                         remedy="Taken back in time with every card played after it; the offender plays a card of "
+                                "the suit led (J.4, J.5).")
         for x in self._out_of_turn:
             if x["status"] == "pending" and x["seat"] == seat and x["card"] == card:
                 x["status"] = "corrected"
@@ -822,7 +826,7 @@ class ViraBoard(BoardEngine):
         if ev.seat in self.defenders:
             self.flag("concession", "concede", f"Defender {ev.seat} gave up the game; the declarer is home.", ev,
                       seat=ev.seat, status="info")
-            self.forced.append(Forced(ev.index, "hemma", "C.14"))
+            self.forced.append(Forced(ev.index, "hemma", self.rules.section("concede")))
 
     # -- end of deal -------------------------------------------------------------------
     def finish(self, event: Event | None = None) -> list[Finding]:
@@ -838,8 +842,8 @@ class ViraBoard(BoardEngine):
                 taken, trick_no = self._revoke_state.get(r.id, (0, r.trick))
                 outcome = self._most_favourable(r.seat, taken, trick_no)
                 self.restate(f, "established", event, established=True, outcome=outcome,
-                             remedy=f"Settle as {outcome} for the declarer (J.5).")
-                self.forced.append(Forced(r.event, outcome, "J.5"))
+                             remedy=f"Settle as {outcome} for the declarer ({self.rules.section('revoke_established')}).")
+                self.forced.append(Forced(r.event, outcome, self.rules.section("revoke_established")))
         self.phase = "done"
         self.score = self._settle(event)
         self.emit(Finding("score", rule=self.score.pop("rule"), message=self.score.pop("message"), board=self.board,
@@ -863,13 +867,13 @@ class ViraBoard(BoardEngine):
                         message=f"Misdeal: the deal is redealt without penalty by the same dealer ({self.redeal[0][1]}).")
             return base
         if ruling in ("redeal", "void"):
-            base.update(outcome=ruling, rule=f"{prefix} K.1", message=f"By ruling: {ruling}; no payment.")
+            base.update(outcome=ruling, rule=self.rules.cite("director"), message=f"By ruling: {ruling}; no payment.")
             return base
         # 2. aborted with bets (E.7, E.8, F.6): the deal passes to the left
         if self.abort_bets and ruling not in ("continue", "hemma", "bet", "kodilj"):
             first = min(self.abort_bets, key=lambda x: x[0] if x[0] is not None else -1)
             bets: dict[str, int] = {}
-            for _, _, b, _ in self.abort_bets if first[3] in ("E.7", "E.8") else [first]:
+            for _, _, b, _ in self.abort_bets if first[3] in (self.rules.section("hand_count"), self.rules.section("talong_count")) else [first]:
                 for s, n in b.items():
                     bets[s] = bets.get(s, 0) + n
             base.update(outcome="aborted", bets=bets, rule=f"{prefix} {first[3]}",
@@ -885,7 +889,7 @@ class ViraBoard(BoardEngine):
                 note = f" (unspecified {c.name.lower()} never named: settled as {low.name}, the lowest allowed; A.4)"
                 c = low
         if c is None or d is None:
-            base.update(outcome="incomplete", rule=f"{prefix} D.10",
+            base.update(outcome="incomplete", rule=self.rules.cite("counting"),
                         message="The bidding did not end in a contract; nothing to settle.")
             return base
         misar = self._is_misar_game()
@@ -907,12 +911,12 @@ class ViraBoard(BoardEngine):
             reason = fz.reason
             if fz.outcome == "felekartering_declarer":
                 outcome = "lagd" if not self._played_on() else None
-                reason = "H.3"
+                reason = self.rules.section("declarer_felekartering_pay")
                 if outcome is None:
                     reason = "tricks"
             elif fz.outcome == "neither":
                 base.update(outcome="neither", bets=fz.bets or {}, rule=f"{prefix} {fz.reason}",
-                            message="Neither home nor bet (H.5); each faulty player pays a bet.")
+                            message=f"Neither home nor bet ({fz.reason}); each faulty player pays a bet.")
                 return base
             else:
                 outcome = fz.outcome
@@ -926,7 +930,7 @@ class ViraBoard(BoardEngine):
                 base["tricks"] = taken
                 reason = "claim"
             elif n_tricks < self.hand_size and (not self.deal.known or all(self.hands.get(s) for s in self.active)):
-                base.update(outcome="incomplete", rule=f"{prefix} D.10",
+                base.update(outcome="incomplete", rule=self.rules.cite("counting"),
                             message=f"Only {n_tricks} of {self.hand_size} tricks were played; nothing settled.")
                 return base
             outcome = outcome_from_tricks(needed, misar, taken)
@@ -938,7 +942,8 @@ class ViraBoard(BoardEngine):
         pinnar, bets = pay_contract(self.rules, c, str(d), payers, pay_as, col, om=om)
         full = dict(zero)
         full.update(pinnar)
-        rule = f"{prefix} " + {"tricks": "D.10", "claim": "D.10", "ruling": "K.1"}.get(reason, reason)
+        rule = f"{prefix} " + {"tricks": self.rules.section("counting"), "claim": self.rules.section("counting"),
+                               "ruling": self.rules.section("director")}.get(reason, reason)
         word = {"hemma": "is home", "bet": "is bet", "kodilj": "is kodilj", "lagd": "pays for a lagd hand"}[outcome]
         p = c.pinnar[col] if col < len(c.pinnar) else None
         base.update(outcome=outcome, pinnar=full, bets=bets, column=COLUMN_NAMES[col], reason=reason, rule=rule,

@@ -87,14 +87,14 @@ class DealChecker:
             b.flag("duplicate_card", "other_pack", f"{card} was dealt twice in this deal, so the pack holds a card "
                    "from another pack; redeal without penalty.", ev, card=str(card), status="established",
                    remedy="Redeal without penalty, same dealer (E.5, D.6).")
-            self._redeal(ev, "E.5", f"A card from another pack ({card}, dealt twice) is in the deal; "
+            self._redeal(ev, "other_pack", f"A card from another pack ({card}, dealt twice) is in the deal; "
                          "redeal without penalty whenever it is found.")
         elif back is not None and b.pack is not None and str(back) != str(b.pack):
-            self._redeal(ev, "E.5", f"{card} has the back of the '{back}' pack, not this deal's '{b.pack}' pack; "
+            self._redeal(ev, "other_pack", f"{card} has the back of the '{back}' pack, not this deal's '{b.pack}' pack; "
                          "redeal without penalty whenever it is found.", card=str(card), pack=str(back))
         self.seen.add(card)
         if ev.get("face_up"):
-            self._redeal(ev, "E.4", f"{card} was turned face up while dealing; redeal without penalty.",
+            self._redeal(ev, "dealer_error", f"{card} was turned face up while dealing; redeal without penalty.",
                          seat=key if not isinstance(key, str) else None, card=str(card))
         exp = self.expected()
         want = exp[pos] if pos < len(exp) else None
@@ -102,7 +102,7 @@ class DealChecker:
         if want is None:
             if not self.order_error:
                 self.order_error = True
-                self._redeal(ev, "E.5", f"More than {len(exp)} cards were dealt ({card} is card {pos + 1}), so the "
+                self._redeal(ev, "other_pack", f"More than {len(exp)} cards were dealt ({card} is card {pos + 1}), so the "
                              "pack holds cards from another pack; redeal without penalty.", card=str(card))
         elif got != want and not self.order_error:
             self.order_error = True
@@ -112,9 +112,9 @@ class DealChecker:
                    "with 13 cards (D.4), otherwise see the card counts.", ev, seat=b.dealer, status="info",
                    card=str(card), position=pos + 1, expected_to=want, to=got)
 
-    def _redeal(self, ev: Event, section: str, message: str, seat: Any = None, **extra: Any) -> None:
+    def _redeal(self, ev: Event, key: str, message: str, seat: Any = None, **extra: Any) -> None:
         b = self.b
-        key = "other_pack" if section == "E.5" else "dealer_error"
+        section = b.rules.section(key)
         b.flag("misdeal", key, message, ev, seat=seat, status="established",
                remedy="Redeal without penalty; the same dealer deals again (D.6).", **extra)
         b.redeal.append((ev.index, section))
@@ -145,7 +145,7 @@ class DealChecker:
                        options=["found before the talong was put down: redeal without penalty (E.4)",
                                 "found later, before he bought or played: felgiv, he pays a bet (E.7)"])
                 if not explained:
-                    b.abort_bets.append((ev.index if ev else None, "wrong_card_count", {str(s): 1}, "E.7"))
+                    b.abort_bets.append((ev.index if ev else None, "wrong_card_count", {str(s): 1}, b.rules.section("hand_count")))
         for s in b.players:
             if s not in b.active and b.hands.get(s):
                 if not explained:
@@ -164,4 +164,4 @@ class DealChecker:
                             "found before anyone but the dealer bought and before the first lead: felgiv, the dealer "
                             "pays a bet (E.8)"])
             if not explained:
-                b.abort_bets.append((ev.index if ev else None, "wrong_card_count", {str(b.dealer): 1}, "E.8"))
+                b.abort_bets.append((ev.index if ev else None, "wrong_card_count", {str(b.dealer): 1}, b.rules.section("talong_count")))

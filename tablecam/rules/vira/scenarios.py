@@ -155,7 +155,7 @@ SCENARIOS: dict[str, Callable[[], Log]] = {
     "vira-J1-lead-out-of-turn-corrected": lambda: _eight(HEMMA, out_of_turn_at=4, correct=True),
     "vira-J1-lead-out-of-turn-established": lambda: _eight(HEMMA, out_of_turn_at=4, correct=False),
     "vira-J3-revoke-corrected": lambda: _eight(HEMMA, revoke_at=3, correct=True),
-    "vira-J5-revoke-established": lambda: _eight(HEMMA, revoke_at=3, correct=False),
+    "vira-J6-revoke-established": lambda: _eight(HEMMA, revoke_at=3, correct=False),
 }
 
 

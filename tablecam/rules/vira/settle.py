@@ -50,7 +50,7 @@ def outcome_from_tricks(needed: int | None, misar: bool, taken: int) -> str:
 
 
 def best_possible(needed: int | None, misar: bool, taken: int, remaining: int, for_declarer: bool) -> str:
-    """The most favourable outcome still possible for one side (J.2, J.5).
+    """The most favourable outcome still possible for one side (J.2, J.6).
 
     ``taken``: the declarer's tricks before the offending trick; ``remaining``:
     tricks still to play from it on (the offending trick included).

@@ -10,8 +10,8 @@ section numbers every finding cites come from a ruleset file.
 ('Gask på 3', 18)
 >>> t.contract("7-spel").tricks, t.contract("Solo Vira 13").pinnar
 (7, (32, 64, 128))
->>> t.cite("revoke")
-'Vira SM 2025 J.3'
+>>> t.cite("revoke"), t.section("revoke_established")
+('Vira SM 2025 J.3', 'J.6')
 >>> [c.name for c in t.family_members("vingel")]
 ['Vingel 6', 'Vingel 7', 'Vingel 8']
 """
@@ -88,6 +88,10 @@ class ViraRules:
         """``Vira SM 2025 <section>`` for a rule key of the ruleset file."""
         sec = self.settings.get("sections", {}).get(key, {})
         return f"{self.prefix} {sec.get('cite', key)}"
+
+    def section(self, key: str) -> str:
+        """Just the section (``J.6``) for a rule key; what a score's ``reason`` shows."""
+        return self.settings.get("sections", {}).get(key, {}).get("cite", key)
 
     # -- bids ------------------------------------------------------------------
     def contract(self, name: str) -> Contract | None:
