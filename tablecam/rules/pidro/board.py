@@ -57,6 +57,16 @@ class PidroBoard(BoardEngine):
         self.dealer: Seat = dealer
         session = (ruleset or {}).get("session")
         self.match_state: dict[str, Any] | None = session if isinstance(session, dict) else None
+        last = (self.match_state or {}).get("dealer")
+        if isinstance(last, str) and last in "NESW" and board_event.get("dealer") is not None \
+                and self.dealer != Seat(last).next():
+            self._pending.append(Finding(
+                "dealer_not_rotated", f"{RULE} 1", f"{self.dealer} deals, but the deal passes one step to the "
+                f"left after every deal: {Seat(last).next()} should deal after {last}.", self.board,
+                board_event.index, str(self.dealer), status="info",
+                extra={"expected_seat": str(Seat(last).next())}))
+        if self.match_state is not None:
+            self.match_state["dealer"] = str(self.dealer)
         self.score_before = self._score_before(raw)
         self.prior_offenders = self._prior_offenders(raw)
         self.players: dict[str, str] = raw.get("players") if isinstance(raw.get("players"), dict) else {}
@@ -573,6 +583,10 @@ class PidroBoard(BoardEngine):
                + (f" {winner} wins the game at {after[winner]}." if winner else ""))
         if self.match_state is not None:  # the caller keeps the match going across boards
             self.match_state["score"] = dict(after)
+            if winner is not None:  # the game ("spel") is over: the next deal starts a new one at 0-0
+                self.match_state.setdefault("games", []).append({"winner": winner, "score": dict(after)})
+                self.match_state["score"] = {"NS": 0, "EW": 0}
+                self.match_state["dealer"] = None  # a new game draws its dealer by lot
             self.match_state.setdefault("offenders", [])
             self.match_state["offenders"] += [self.player(Seat(f.seat)) for f in self.offences]
         out.append(self.emit(Finding(
