@@ -380,3 +380,21 @@ def test_openapi_published_and_no_cdn(client):
         assert "http://" not in text and "https://" not in text, f"{name} refers to an external resource"
     r = client.get("/")
     assert "default-src 'self'" in r.headers["content-security-policy"]
+
+
+def test_rulings_restored_after_restart_by_finding_id():
+    """The event store's seam: replay the events, then re-apply the stored ruling."""
+    hub = TableHub()
+    hub.ingest("t1", REVOKE_FINDING)
+    aid = hub.alert_id_for("t1", REVOKE_FINDING["id"])
+    ruled = hub.rule(aid, "Anna", "Score adjusted.", "accept")
+    stored = ruled["ruling"]
+    assert ruled["finding_id"] == REVOKE_FINDING["id"]
+
+    fresh = TableHub()                       # the station restarted
+    fresh.ingest("t1", REVOKE_FINDING)       # events replayed from the store
+    assert fresh.restore("t1", REVOKE_FINDING["id"], ruling=stored)
+    a = fresh.alert(fresh.alert_id_for("t1", REVOKE_FINDING["id"]))
+    assert a["state"] == "ruled" and a["ruling"] == stored
+    assert fresh.table("t1").open_alerts == 0
+    assert not fresh.restore("t1", "no-such-finding", ruling=stored)

@@ -104,6 +104,7 @@ class Alert:
         return {
             "id": self.id,
             "table": self.table,
+            "finding_id": f.get("id"),
             "kind": f.get("kind"),
             "board": f.get("board"),
             "severity": self.severity,
@@ -492,6 +493,44 @@ class TableHub:
             a.history.append({"at": now, "state": "ruled", "by": by, "option": option, "text": text})
             self._publish({"type": "alert", "alert": a.to_dict()})
             return a.to_dict()
+
+    def alert_id_for(self, table_id: str, finding_id: str) -> int | None:
+        """The alert raised by a finding id (stable across restarts, unlike the alert number)."""
+        with self.lock:
+            return self._alert_keys.get((table_id, finding_id))
+
+    def restore(self, table_id: str, finding_id: str, acknowledged: dict[str, Any] | None = None,
+                ruling: dict[str, Any] | None = None) -> bool:
+        """Re-apply a stored acknowledgement / ruling after a restart (the event store's seam).
+
+        Call it after the table's events were replayed (which re-raises the
+        alert under the same finding id). ``ruling`` is ``{"by", "at",
+        "option", "text"}`` as published. Returns False if no such alert.
+        """
+        with self.lock:
+            aid = self._alert_keys.get((table_id, finding_id))
+            if aid is None:
+                return False
+            a = self._alerts[aid]
+            if acknowledged and a.acknowledged is None:
+                a.acknowledged = dict(acknowledged)
+                if a.state == "open":
+                    a.state = "acknowledged"
+            if ruling:
+                if a.acknowledged is None:
+                    a.acknowledged = {"by": ruling.get("by"), "at": ruling.get("at")}
+                if a.state != "ruled":
+                    t = self.tables.get(table_id)
+                    if t is not None:
+                        t.open_alerts = max(0, t.open_alerts - 1)
+                        t.open_by_severity[a.severity] = max(0, t.open_by_severity.get(a.severity, 0) - 1)
+                a.ruling = dict(ruling)
+                a.state = "ruled"
+                a.history.append({"at": ruling.get("at"), "state": "ruled", "by": ruling.get("by"),
+                                  "option": ruling.get("option"), "text": ruling.get("text"), "restored": True})
+            a.updated_at = time.time()
+            self._publish({"type": "alert", "alert": a.to_dict()})
+            return True
 
     # -- archive -------------------------------------------------------------
     def events_for(self, table_id: str, board: Any = None) -> list[Event]:
