@@ -72,6 +72,8 @@ def test_vira_G3_declarer_buys_in_solo():
     assert len(f) == 1 and f[0].rule == "Vira SM 2025 G.3"
     s = score(out)
     assert s["outcome"] == "lagd" and s["rule"] == "Vira SM 2025 G.3" and s["bets"] == {"E": 1}
+    # a lagd solo is paid in ofärg (Stockholm table note) although spades were högsta färg: Solo 6 ofärg = 0
+    assert s["column"] == "ofärg/misär" and set(s["pinnar"].values()) == {0}
 
 
 def test_vira_G4_right_hand_opponent_buys_before_left_declarer_home():

@@ -922,6 +922,9 @@ class ViraBoard(BoardEngine):
                 outcome = fz.outcome
             if outcome == "lagd" and fz.column is not None:
                 col = fz.column
+            elif outcome == "lagd" and c.family in self.rules.settings.get("lagd_in_ofarg", ["solo", "gask"]):
+                # Stockholm table: a lagd solo or gask is paid in ofärg unless it was bid in a suit
+                col = column(self.bid_suit, self.first_suit, misar) if self.bid_suit else 0
         if outcome is None:
             n_tricks = len(self.tricks)
             if self.claim is not None:
