@@ -134,3 +134,10 @@ def test_vira_E10_face_up_talong_card_may_not_be_bought_in_kopspel():
     out, b = fold(evs)
     assert [f.rule for f in of(out, "talong_face_up")] == ["Vira SM 2025 E.9"]
     assert [f.rule for f in of(out, "face_up_card_bought")] == ["Vira SM 2025 E.10"]
+
+
+def test_vira_D6_who_deals_next():
+    assert score(replay("vira-E4-face-up")[0])["next_dealer"] == "N"        # redeal without penalty: same dealer
+    assert score(replay("vira-E8-talong-count")[0])["next_dealer"] == "E"   # a bet was paid: the deal passes on
+    assert score(replay("vira-8-spel-hemma")[0])["next_dealer"] == "E"
+    assert score(replay("vira-3-players-kopmisar")[0])["next_dealer"] == "S"  # players N E S, E dealt: S (W empty)

@@ -846,11 +846,22 @@ class ViraBoard(BoardEngine):
                 self.forced.append(Forced(r.event, outcome, self.rules.section("revoke_established")))
         self.phase = "done"
         self.score = self._settle(event)
+        self.score["next_dealer"] = self._next_dealer(self.score.get("outcome"))
         self.emit(Finding("score", rule=self.score.pop("rule"), message=self.score.pop("message"), board=self.board,
                           event=event.index if event is not None else None, status="info",
                           id=f"vira-{self.board}-score", extra=self.score))
         self._check_payment(event)
         return self.findings[start:]
+
+    def _next_dealer(self, outcome: str | None) -> str:
+        """D.6: after a redeal without penalty the same player deals again; otherwise the deal passes clockwise."""
+        if outcome in ("redeal", "void"):
+            return str(self.dealer)
+        for k in (1, 2, 3):
+            s = self.dealer.next(k)
+            if s in self.players:
+                return str(s)
+        return str(self.dealer)
 
     def _seats_at_table(self) -> list[str]:
         return [str(s) for s in self.players]
