@@ -16,12 +16,7 @@ The deal, in events (see ``docs/whist.md``)::
     kitty_take / kitty_give       -> the exchange
     play ...                       -> end
 
-Why the auction is a duel: the text's examples ("meldingen går tilbage til
-Spiller 1/2") show that when a bid is beaten the player who was beaten
-answers next, and only then does the next player in turn get a say. A
-player who passes or goes along ("gå med") has no further say.
-
-Bids live in :mod:`.bids`, the settlement in :mod:`.scoring`, event types in
+Bids live in :mod:`.bids`, the duel auction in :mod:`.auction`, the settlement in :mod:`.scoring`, event types in
 :mod:`.events`.
 """
 
@@ -36,7 +31,8 @@ from ...findings import Finding, bad_event
 from ..pidro import parse_suit
 from ..tricks import RevokeTracker, Trick, legal_cards, load_ruleset, plain_suit, trick_winner
 from . import events  # noqa: F401  (registers partner_ace, kitty_take, ...)
-from .bids import GAME, Bid, bid_key, default_rules, is_jernhand, is_nolo, joinable, parse_bid
+from .auction import Auction
+from .bids import GAME, default_rules, is_jernhand, is_nolo, parse_bid
 from .scoring import settle
 
 RULE = "Es-makker whist"
@@ -222,101 +218,81 @@ class WhistBoard(BoardEngine):
 
     # -- the auction (Afgivelse af meldinger, Gå med, Nolomeldinger, Påhæng) -----
     def _reset_auction(self) -> None:
-        self.calls: list[tuple[Seat, str]] = []
-        self.queue: list[Seat] = [self.forhaand.next(i) for i in range(4)]
-        self.holder: Seat | None = None
-        self.high: Bid | None = None
-        self.due: Seat | None = None  # the beaten holder, who must answer
-        self.out: set[Seat] = set()
-        self.joined: list[Seat] = []  # players gone along with the current high bid, in order
-        self.auction_over = False
-        self.passed_out = False
+        self.auction = Auction(self.forhaand, self.rules)
+
+    # the auction's state, read (and, for vip, the holder set) by the rest of the board
+    calls = property(lambda self: self.auction.calls)
+    high = property(lambda self: self.auction.high)
+    joined = property(lambda self: self.auction.joined)
+    out = property(lambda self: self.auction.out)
+
+    @property
+    def holder(self) -> Seat | None:
+        return self.auction.holder
+
+    @holder.setter
+    def holder(self, seat: Seat | None) -> None:
+        self.auction.holder = seat
+
+    @property
+    def auction_over(self) -> bool:
+        return self.auction.over
+
+    @auction_over.setter
+    def auction_over(self, value: bool) -> None:
+        self.auction.over = value
 
     def next_to_call(self) -> Seat | None:
-        if self.auction_over:
-            return None
-        if self.due is not None:
-            return self.due
-        return self.queue[0] if self.queue else None
+        return self.auction.next_to_call()
+
+    def soloists(self) -> list[Seat]:
+        return self.auction.soloists()
 
     def _on_call(self, ev: Event) -> list[Finding]:
-        out: list[Finding] = []
         seat: Seat = ev.seat
         call = parse_bid(ev.get("call"), self.rules)
         if call is None:
             return [bad_event(f"Whist call {ev.get('call')!r} is not on the bid ladder; skipped.", ev.index,
                               self.board)]
-        if self.auction_over:
-            return [self._finding("call_after_auction", "Afgivelse af meldinger", f"{seat} called '{call}' after "
-                                  "the auction was over; ignored.", ev, seat=str(seat), status="info")]
-        if seat in self.out:
-            return [self._finding("call_after_pass", "Gå med på en melding", f"{seat} called '{call}' after "
-                                  "passing or going along; such a player has no further say. Ignored.", ev,
-                                  seat=str(seat), status="pending", id=self._fid("afterpass", seat, ev.index))]
-        expected = self.next_to_call()
-        if seat != expected:
-            out.append(self._finding("call_out_of_turn", "Afgivelse af meldinger", f"{seat} called before "
-                                     f"{expected}; the bidding goes clockwise from forhånd. Recorded.", ev,
-                                     seat=str(seat), status="pending", options=["accept the call", "cancel it"],
-                                     id=self._fid("oot", seat, ev.index), extra={"expected_seat": str(expected)}))
-        if seat in self.queue:
-            self.queue.remove(seat)
-        self.calls.append((seat, str(call)))
-        if call == "pass" or call == "join":
-            if call == "join":
-                if self.high is None or not joinable(self.high, self.rules):
-                    what = f"'{self.high}'" if self.high else "no bid"
-                    out.append(self._finding("invalid_join", "Gå med på en melding", f"{seat} went along with "
-                                             f"{what}; only nolo bids and vip can be joined. Counted as a pass.",
-                                             ev, seat=str(seat), status="established",
-                                             id=self._fid("join", seat, ev.index)))
-                else:
-                    self.joined.append(seat)
-            self.out.add(seat)
-            if seat == self.due:
-                self.due = None
-            if seat == self.holder:  # the holder passed his own bid (out of turn): the bid lapses
-                self.holder, self.high = None, None
-        else:
-            assert isinstance(call, Bid)
-            if self.high is not None and bid_key(call, self.rules) <= bid_key(self.high, self.rules):
+        out: list[Finding] = []
+        for what, d in self.auction.call(seat, call):
+            if what == "after_auction":
+                out.append(self._finding("call_after_auction", "Afgivelse af meldinger", f"{seat} called "
+                                         f"'{call}' after the auction was over; ignored.", ev, seat=str(seat),
+                                         status="info"))
+            elif what == "after_pass":
+                out.append(self._finding("call_after_pass", "Gå med på en melding", f"{seat} called '{call}' "
+                                         "after passing or going along; such a player has no further say. "
+                                         "Ignored.", ev, seat=str(seat), status="pending",
+                                         id=self._fid("afterpass", seat, ev.index)))
+            elif what == "out_of_turn":
+                out.append(self._finding("call_out_of_turn", "Afgivelse af meldinger", f"{seat} called before "
+                                         f"{d['expected']}; the bidding goes clockwise from forhånd. Recorded.",
+                                         ev, seat=str(seat), status="pending",
+                                         options=["accept the call", "cancel it"],
+                                         id=self._fid("oot", seat, ev.index),
+                                         extra={"expected_seat": str(d["expected"])}))
+            elif what == "invalid_join":
+                what_bid = f"'{d['high']}'" if d["high"] else "no bid"
+                out.append(self._finding("invalid_join", "Gå med på en melding", f"{seat} went along with "
+                                         f"{what_bid}; only nolo bids and vip can be joined. Counted as a pass.",
+                                         ev, seat=str(seat), status="established",
+                                         id=self._fid("join", seat, ev.index)))
+            elif what == "insufficient":
                 out.append(self._finding("insufficient_bid", "Afgivelse af meldinger", f"{seat} bid '{call}', "
-                                         f"which does not beat '{self.high}'; a bid can only be beaten by a "
+                                         f"which does not beat '{d['high']}'; a bid can only be beaten by a "
                                          "higher one. Counted as a pass.", ev, seat=str(seat),
-                                         status="established", options=[f"bid higher than '{self.high}'", "pass"],
+                                         status="established", options=[f"bid higher than '{d['high']}'", "pass"],
                                          id=self._fid("insufficient", seat, ev.index),
-                                         extra={"bid": str(call), "high_bid": str(self.high)}))
-                self.out.add(seat)
-                if seat == self.due:
-                    self.due = None
-            else:
-                if self.holder is not None and self.holder != seat:
-                    self.due = self.holder
-                elif seat == self.due:
-                    self.due = None
-                self.holder, self.high = seat, call
-                self.joined = []
-        if self.next_to_call() is None:
-            out += self._end_auction(ev)
+                                         extra={"bid": str(call), "high_bid": str(d["high"])}))
+            elif what == "passed_out":
+                out.append(self._finding("passed_out", "Afgivelse af meldinger", "Everyone passed; the round is "
+                                         "restarted with a new deal.", ev, status="info", options=["redeal"]))
         return out
-
-    def _end_auction(self, ev: Event) -> list[Finding]:
-        self.auction_over = True
-        if self.high is None:
-            self.passed_out = True
-            return [self._finding("passed_out", "Afgivelse af meldinger", "Everyone passed; the round is "
-                                  "restarted with a new deal.", ev, status="info", options=["redeal"])]
-        return []
 
     @property
     def declarer(self) -> Seat | None:
         return self.holder
-
-    def soloists(self) -> list[Seat]:
-        """Nolo: the declarer and everyone who went along, each playing alone."""
-        if not is_nolo(self.high, self.rules) or self.holder is None:
-            return []
-        return [self.holder] + [s for s in self.joined if s != self.holder]
 
     # -- partner ace, trump, kitty (Valg af Trumf og Makker-es, Påhæng, Byttekort) --
     def _need_auction_end(self, ev: Event) -> list[Finding]:
