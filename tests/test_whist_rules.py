@@ -522,3 +522,12 @@ def test_whist_nolomeldinger_bordlaegger_hand_not_shown():
     f = only(run(ev), "hand_not_shown")
     assert len(f) == 1 and f[0]["seat"] == "S" and f[0]["rule"] == "Es-makker whist: Nolomeldinger"
     assert f[0]["event"] == [i for i, e in enumerate(ev) if e["type"] == "play"][4]  # first card of trick 2
+
+
+def test_whist_omblanding_card_face_up_in_the_deal_is_no_misdeal():
+    ev = log("plain-8-spades.jsonl")
+    ev[7]["face_up"] = True
+    f = run(ev)
+    up = only(f, "card_exposed_in_deal")
+    assert up[0]["event"] == 7 and up[0]["rule"] == "Es-makker whist: Omblanding" and len(up[0]["options"]) == 2
+    assert not only(f, "misdeal")

@@ -136,6 +136,12 @@ class WhistBoard(BoardEngine):
                                      ev, status="pending", options=["find the stray card", "redeal"],
                                      id=self._fid("duplicate", card, ev.index), extra={"card": str(card)}))
         self.deal_count += 1
+        if ev.get("face_up"):
+            out.append(self._finding("card_exposed_in_deal", "Omblanding", f"{card} was turned face up while "
+                                     f"dealing to {to}; other dealing errors that are corrected need no redeal.",
+                                     ev, seat=str(self.dealer), status="info",
+                                     options=["play on", "redeal, if asked before anyone looked at their cards"],
+                                     extra={"card": str(card)}))
         if to == "talong":
             to = "kitty"
         if to == "kitty":
