@@ -289,3 +289,56 @@ def test_snapshot_schema_mid_play():
     assert sorted(snap["hands"][g.turn]) == sorted(g.hands[g.turn])
     assert len(snap["dealt"]["N"]) == 13
     assert sorted(snap["extra"]["legal"]) == sorted(g.legal())
+
+
+def test_law_24_card_exposed_during_the_auction():
+    g = Game(seed=31, dealer="N")
+    g.calls("1S")
+    honour = [c for c in g.hands["E"] if c[1] in "AKQJT"][0]
+    low = [c for c in g.hands["N"] if c[1] not in "AKQJT"][0]
+    i = g.add(type="expose", seat="E", card=honour)         # E will defend: penalty card
+    j = g.add(type="expose", seat="N", card=low)            # a single low card: Law 24A
+    g.calls("2H", first="E")                                # E's call is fine
+    k = g.add(type="call", seat="S", call="3S")             # S ... fine
+    g.calls("4S", first="W")                                # W (E's partner) had to pass: Law 37
+    g.calls("P", "P", "P", first="N")
+    out = g.run()
+    ex = kinds(out, "card_exposed")
+    assert ex[0]["rule"] == "Law 24B" and ex[0]["event"] == i and ex[1]["rule"] == "Law 24A"
+    assert kinds(out, "barred_call")[0]["seat"] == "W"
+    pc = kinds(out, "penalty_card")
+    r = result(out)
+    if r["declarer"] in ("N", "S"):
+        assert pc and pc[0]["seat"] == "E" and pc[0]["card"] == honour and pc[0]["major"] is True
+    assert not [f for f in pc if f["seat"] == "N"]
+
+
+def test_law_62_revoke_corrected_after_the_trick_was_complete():
+    for seed in range(200):
+        g = Game(seed=seed, dealer="N")
+        g.bid_and_set("4S", "S")
+        card = None
+        while g.trick_no <= 8:
+            if len(g.trick) == 3 and g.turn in "EW" and g.can_revoke():
+                card = g.can_revoke()[-1]
+                break
+            g.play_low()
+        if card is None:
+            continue
+        seat = g.turn
+        g.play(seat, card)                         # fourth card: the trick is turned
+        j = g.retract(seat, card)                  # before anyone leads to the next trick
+        g.penalty[seat] = [card]                   # Law 62B1: a major penalty card from now on
+        g.play(seat, g.legal(seat)[0])
+        g.play_tricks(13)
+        out = g.run()
+        rv = kinds(out, "revoke")
+        assert len({f["id"] for f in rv}) == 1      # the penalty card was played when due
+        assert rv[-1]["corrected"] is True and rv[-1]["event"] == j
+        assert kinds(out, "penalty_card")[0]["major"] is True
+        assert not [t for t in kinds(out, "trick_transfer") if t["tricks"]]
+        assert result(out)["tricks"] == g.won("S")
+        snap = g.table.boards[0].snapshot()
+        assert [t["winner"] for t in snap["tricks"]] == [w for _, _, w in g.tricks]
+        return
+    raise AssertionError("no scenario")

@@ -45,6 +45,7 @@ class Game:
         self.leader: str | None = None
         self.trick: list[tuple[str, str]] = []
         self.tricks: list[tuple[str, list[tuple[str, str]], str]] = []
+        self.penalty: dict[str, list[str]] = {}
 
     # -- recording ----------------------------------------------------------
     def add(self, **ev) -> int:
@@ -86,10 +87,19 @@ class Game:
         return self.trick[0][1][0] if self.trick else None
 
     def legal(self, seat: str | None = None) -> list[str]:
+        """Follow suit; a major penalty card (``self.penalty``) at the first legal opportunity."""
         seat = seat or self.turn
         hand = self.hands[seat]
         led = self.led()
         follow = [c for c in hand if c[0] == led]
+        pen = [c for c in self.penalty.get(seat, ()) if c in hand]
+        if pen:
+            if not self.trick:
+                follow = pen
+            elif any(c[0] == led for c in pen):
+                follow = [c for c in pen if c[0] == led]
+            elif not follow:
+                follow = pen
         return sorted(follow or hand, key=lambda c: (c[0], -RANKS.index(c[1])))
 
     def winner(self, cards: list[tuple[str, str]]) -> str:
@@ -104,6 +114,8 @@ class Game:
     def play(self, seat: str, card: str) -> int:
         i = self.add(type="play", seat=seat, card=card)
         self.hands[seat].remove(card)
+        if card in self.penalty.get(seat, ()):
+            self.penalty[seat].remove(card)
         self.trick.append((seat, card))
         if len(self.trick) == 4:
             w = self.winner(self.trick)

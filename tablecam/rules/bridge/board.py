@@ -116,6 +116,7 @@ class BridgeBoard(BoardEngine):
         self.late: Revoke | None = None
         self.claim: tuple[int, int, int | None] | None = None
         self.open: dict[str, Finding] = {}
+        self.auction_exposed: list[tuple[int, int, Finding, bool]] = []
 
     # ------------------------------------------------------------------ fold
     def apply(self, event: Event) -> list[Finding]:
@@ -278,10 +279,13 @@ class BridgeBoard(BoardEngine):
                 out.append(self._call_out_of_turn(ev, s, code))
         else:
             bar = a.bars.get(s)
-            if bar is not None and code != "P":
-                out.append(self._new("barred_call", "barred_call",
-                                     f"{SEAT_LETTERS[s]} called {code} while required to pass ({bar}).", ev, seat=s,
-                                     call=code))
+            if bar is not None:
+                if code != "P":
+                    out.append(self._new("barred_call", "barred_call",
+                                         f"{SEAT_LETTERS[s]} called {code} while required to pass ({bar[0]}).", ev,
+                                         seat=s, call=code))
+                if bar[1]:  # only at his next turn
+                    del a.bars[s]
             if code == "P":
                 a.apply(s, code)
             elif code == "X" or code == "XX":
@@ -380,7 +384,7 @@ class BridgeBoard(BoardEngine):
                     note, barred, rule = (f"corrected to {code}: {SEAT_LETTERS[(o + 2) & 3]} must pass whenever it "
                                           "is his turn (Law 27B2) unless the director rules it comparable", True,
                                           "Law 27B2" if code not in ("X", "XX") else "Law 27B3")
-                    a.bars[(o + 2) & 3] = "Law 27B2"
+                    a.bars[(o + 2) & 3] = ("Law 27B2", False)
                 return [self._update(f, ev, "corrected", f"{SEAT_LETTERS[o]}'s insufficient bid {f.extra['call']} "
                                      f"was {note}.", rule=rule, accepted=False, correction=code,
                                      partner_barred=barred)]
@@ -391,7 +395,7 @@ class BridgeBoard(BoardEngine):
         if kind == "inadmissible":
             if s == o:
                 a.revert(snap)
-                a.bars[(o + 2) & 3] = "Law 36A"
+                a.bars[(o + 2) & 3] = ("Law 36A", False)
                 return [self._update(f, ev, "corrected", f"{SEAT_LETTERS[o]} replaced the inadmissible "
                                      f"{f.extra['call']} with {code}; {SEAT_LETTERS[(o + 2) & 3]} must pass whenever "
                                      "it is his turn (Law 36A).", rule="Law 36A", correction=code,
@@ -424,7 +428,23 @@ class BridgeBoard(BoardEngine):
             return []
         bid, decl, dbl = a.contract()
         self._set_contract(bid, decl, dbl)
-        return []
+        return self._auction_exposures(ev)
+
+    def _auction_exposures(self, ev: Event) -> list[Finding]:
+        """Law 24: cards exposed in the auction become penalty cards if their owner defends."""
+        out: list[Finding] = []
+        for s, ci, f, low in self.auction_exposed:
+            if low and sum(1 for x in self.auction_exposed if x[0] == s) == 1:
+                continue  # Law 24A: a single low card, no rectification
+            if self._is_defender(s):
+                out.append(self._update(f, ev, "rectified", f"{SEAT_LETTERS[s]} is a defender: {CARD_TEXT[ci]} "
+                                        "exposed during the auction becomes a penalty card (Law 24)."))
+                out.append(self._penalty(ev, s, ci, True, "exposed during the auction (Law 24)", "Law 24"))
+            else:
+                out.append(self._update(f, ev, "rectified", f"{SEAT_LETTERS[s]} is declarer or dummy: "
+                                        f"{CARD_TEXT[ci]} goes back to the hand (Law 24, Law 48A)."))
+        self.auction_exposed = []
+        return out
 
     def _set_contract(self, bid: str | None, decl: int | None, dbl: int) -> None:
         self.bid, self.declarer, self.doubled = bid, decl, dbl
@@ -1004,14 +1024,19 @@ class BridgeBoard(BoardEngine):
             out += self._check_deal(ev)
             self.phase = AUCTION
         if self.phase is AUCTION:
-            low = not HONOUR[ci] and not d.get("deliberate")
-            out.append(self._new("card_exposed", "penalty_card",
-                                 f"{SEAT_LETTERS[s]} exposed {CARD_TEXT[ci]} during the auction"
-                                 + ("; a single low card: no rectification (Law 24A)." if low else
-                                    f"; {SEAT_LETTERS[(s + 2) & 3]} must pass at his next turn (Law 24B) and the card "
-                                    "is a penalty card if the offender becomes a defender."),
-                                 ev, seat=s, rule="Law 24A" if low else "Law 24B", status="info" if low else "pending",
-                                 card=CARD_TEXT[ci]))
+            mine = [c for x, c, _, _ in self.auction_exposed if x == s]
+            low = not HONOUR[ci] and not d.get("deliberate") and not mine
+            rule = "Law 24A" if low else ("Law 24C" if mine else "Law 24B")
+            f = self._new("card_exposed", "penalty_card",
+                          f"{SEAT_LETTERS[s]} exposed {CARD_TEXT[ci]} during the auction"
+                          + ("; a single low card: no rectification (Law 24A)." if low else
+                             f"; {SEAT_LETTERS[(s + 2) & 3]} must pass at his next turn ({rule}) and the card "
+                             "is a penalty card if the offender becomes a defender."),
+                          ev, seat=s, rule=rule, status="info" if low else "pending", card=CARD_TEXT[ci])
+            out.append(f)
+            self.auction_exposed.append((s, ci, f, low))
+            if not low:
+                self.auction.bars[(s + 2) & 3] = (rule, True)
             return out
         if self.known[s] and not self.held[s] & BIT[ci]:
             out.append(self._bad(f"{SEAT_LETTERS[s]} exposed {CARD_TEXT[ci]}, which is not in that hand.", ev))
