@@ -227,3 +227,32 @@ def test_vira_bad_board_fields_do_not_stop_the_deal():
     out, b = fold(evs)
     assert [f.kind for f in out].count("bad_event") == 2 and [str(s) for s in b.active] == ["E", "S", "N"]
     assert kinds(out, "score")[0].extra["outcome"] == "hemma"
+
+
+def test_vira_B1_gok_tjuvpass_compensated_when_gok_goes_home():
+    """E's gök goes home; N, second hand, passed without a single läggarde: a tjuvpass.
+
+    Four-player table: the tjuvpassare pays his defence partner S and W (sitting out) 2 pinnar each;
+    the gök itself pays 0 pinnar (Stockholm table), and E lifts a bet.
+    """
+    out, b = replay("vira-B1-gok-tjuvpass")
+    f = kinds(out, "tjuvpass")
+    assert len(f) == 1 and f[0].rule == "Vira SM 2025 B.1" and f[0].seat == "N" and f[0].status == "established"
+    d = f[0].to_dict()
+    assert d["laggarder"] == [] and d["needed"] == 1
+    s = score(out)
+    assert s["contract"] == "Gök" and s["outcome"] == "hemma"
+    assert s["pinnar"] == {"N": -4, "E": 0, "S": 2, "W": 2} and s["bets"] == {"E": -1}
+
+
+def test_vira_B1_laggarder_and_three_player_compensation():
+    from tablecam.cards import parse_card as C
+    from tablecam.rules.vira.gok import compensation, laggarde_suits
+    lim = {1: 2, 2: 4, 3: 6, 4: 8, 5: 10}
+    assert laggarde_suits([C("H4"), C("H3")], lim) == ["H"]              # fyra och trea
+    assert laggarde_suits([C("HQ"), C("H9"), C("H8"), C("H7"), C("H6"), C("H5")], lim) == ["H"]  # 8765: åttan fjärde
+    assert laggarde_suits([C("HQ"), C("HJ"), C("HT"), C("H9"), C("H8"), C("H7")], lim) == []     # dam sjätte
+    table = {"4": {"one": {"partner": 2, "sit_out": 2}, "two": {"sit_out": 1}}, "3": {"one": {"partner": 3}, "two": {}}}
+    assert compensation(["S"], {"S": "N", "N": "S"}, None, table) == {"S": -3, "N": 3}
+    assert compensation(["S", "N"], {"S": "N", "N": "S"}, None, table) == {}
+    assert compensation(["S", "N"], {"S": "N", "N": "S"}, "W", table) == {"S": -1, "W": 2, "N": -1}

@@ -24,6 +24,7 @@ from ...events import Event
 from ...findings import Finding, bad_event
 from ..tricks import RevokeTracker, Trick, legal_cards, trick_winner
 from .deal import DealChecker
+from .gok import compensation, laggarde_suits
 from .settle import COLUMN_NAMES, best_possible, column, outcome_from_tricks, pay_contract
 from .table import PASS_WORDS, Contract, ViraRules, load_ruleset, norm
 
@@ -100,6 +101,7 @@ class ViraBoard(BoardEngine):
         self._a1: Finding | None = None
         self._must_call: dict[Seat, Finding] = {}  # void bids (A.3, A.4) waiting for the player's new call
         self._flagged: set[tuple[str, str]] = set()  # (rule, seat) flagged once per deal
+        self._gok_passes: list[tuple[Seat, Event]] = []  # passes over a gök bid, in order (B.1)
         # contract
         self.declarer: Seat | None = None
         self.contract: Contract | None = None
@@ -333,6 +335,8 @@ class ViraBoard(BoardEngine):
             self._f4 = {"seat": seat, "first": first, "bidder": self.high_seat, "finding": f}
             return
         self.passed.add(seat)
+        if self.high is not None and self.high.family == "gök":
+            self._gok_passes.append((seat, ev))
         if self._f4 and seat == self._f4["first"]:
             f4 = self._f4
             self._f4 = None
@@ -396,6 +400,7 @@ class ViraBoard(BoardEngine):
             self._f4 = None
         self.prev_no = self.high_no
         self.high, self.high_no, self.high_seat, self.high_event = c, eff, seat, ev
+        self._gok_passes = []
         self.bid_suit = parse_suit(ev.get("suit")) if ev.get("suit") else None
         self.turn = self.next_active(seat, skip_passed=True)
 
@@ -956,6 +961,9 @@ class ViraBoard(BoardEngine):
         pinnar, bets = pay_contract(self.rules, c, str(d), payers, pay_as, col, om=om)
         full = dict(zero)
         full.update(pinnar)
+        if c.family == "gök" and outcome == "hemma":
+            for s, n in self._tjuvpass(event).items():
+                full[s] = full.get(s, 0) + n
         rule = f"{prefix} " + {"tricks": self.rules.section("counting"), "claim": self.rules.section("counting"),
                                "ruling": self.rules.section("director")}.get(reason, reason)
         word = {"hemma": "is home", "bet": "is bet", "kodilj": "is kodilj", "lagd": "pays for a lagd hand"}[outcome]
@@ -969,6 +977,36 @@ class ViraBoard(BoardEngine):
                                f"{'from' if bets[str(d)] < 0 else 'into'} the pulla" if bets.get(str(d)) else "")
                             + note + ".")
         return base
+
+    def _tjuvpass(self, event: Event | None) -> dict[str, int]:
+        """B.1: flag each pass over the gök without the läggarder it needs; return the compensation."""
+        cfg = self.rules.settings.get("gok", {})
+        if not self.deal.known or not cfg:
+            return {}
+        limits = {int(k): int(v) for k, v in cfg.get("laggarde_limits", {}).items()}
+        needs = [cfg.get("first_hand_needs", 2), cfg.get("second_hand_needs", 1)]
+        d = self.declarer
+        order = [self.next_active(d), self.next_active(self.next_active(d))] if d else []
+        thieves: list[str] = []
+        for seat, ev in self._gok_passes:
+            if seat not in order:
+                continue
+            need = needs[order.index(seat)]
+            have = laggarde_suits(self.deal.dealt.get(seat, []), limits)
+            if len(have) < need:
+                thieves.append(str(seat))
+                self.flag("tjuvpass", "tjuvpass", f"{seat} passed over the gök as {('first', 'second')[order.index(seat)]}"
+                          f" hand with {len(have)} läggarde{'' if len(have) == 1 else 'r'} instead of {need}, and the "
+                          "gök went home: he compensates.", ev, seat=seat, status="established",
+                          laggarder=have, needed=need, id=f"vira-{self.board}-tjuvpass-{seat}")
+        if not thieves:
+            return {}
+        partner = {str(a): str(b) for a in self.defenders for b in self.defenders if a != b}
+        pay = compensation(thieves, partner, str(self.sit_out) if self.sit_out else None, cfg.get("compensation", {}))
+        for f in self.findings:
+            if f.kind == "tjuvpass" and f.seat in thieves:
+                f.extra["compensation"] = pay
+        return pay
 
     def _played_on(self) -> bool:
         return len(self.tricks) > 1 or any(r.get("outcome", "").lower() == "continue" for r in

@@ -110,6 +110,9 @@ SCENARIOS: dict[str, Callable[[], Log]] = {
     "vira-gask-as-misar": lambda: complete_deal(
         KOPMISAR, dealer="N", bids=[("E", "7-spel"), ("S", "Gask på 1"), ("N", "pass"), ("E", "pass")],
         trump="misar", first_suit="H", buys={"S": (4, 3), "N": (2, 1), "E": (2, 1)}),
+    # B: conventions
+    "vira-B1-gok-tjuvpass": lambda: complete_deal(
+        SOLOMISAR, dealer="N", bids=[("E", "Gök"), ("S", "pass"), ("N", "pass")], show=True),
     # A: game rules
     "vira-A1-first-bid-pass": lambda: _eight(HEMMA, bids=[("E", "pass"), ("E", "8-spel"), ("S", "pass"),
                                                           ("N", "pass")]),
