@@ -435,3 +435,14 @@ def test_pidro_1_dealer_passes_to_the_left_each_deal():
     f = only(run(ev, {"pidro": {"session": session}}), "dealer_not_rotated")
     assert second[0]["dealer"] == "S"
     assert len(f) == 1 and f[0]["seat"] == "W" and f[0]["expected_seat"] == "S" and f[0]["rule"] == "Pidroregler 1"
+
+
+def test_pidro_board_without_dealer_or_with_unknown_ruleset():
+    ev = log("made-9-hearts.jsonl")
+    del ev[0]["dealer"]
+    ev[0]["ruleset"] = "no-such-table"
+    f = run(ev)
+    msgs = [x["message"] for x in only(f, "bad_event")]
+    assert any("no dealer" in m for m in msgs) and any("rule table" in m for m in msgs)
+    assert only(f, "misdeal")  # dealt as if East dealt, judged as North: out of order
+    assert only(f, "score")

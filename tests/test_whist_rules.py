@@ -531,3 +531,13 @@ def test_whist_omblanding_card_face_up_in_the_deal_is_no_misdeal():
     up = only(f, "card_exposed_in_deal")
     assert up[0]["event"] == 7 and up[0]["rule"] == "Es-makker whist: Omblanding" and len(up[0]["options"]) == 2
     assert not only(f, "misdeal")
+
+
+def test_whist_board_without_dealer_or_with_unknown_ruleset():
+    ev = log("plain-8-spades.jsonl")
+    del ev[0]["dealer"]
+    ev[0]["ruleset"] = "../../etc/passwd"
+    f = run(ev)
+    msgs = [x["message"] for x in only(f, "bad_event")]
+    assert any("no dealer" in m for m in msgs) and any("rule table" in m for m in msgs)
+    assert only(f, "score")
