@@ -398,3 +398,34 @@ def test_rulings_restored_after_restart_by_finding_id():
     assert a["state"] == "ruled" and a["ruling"] == stored
     assert fresh.table("t1").open_alerts == 0
     assert not fresh.restore("t1", "no-such-finding", ruling=stored)
+
+
+def test_config_file_and_environment_token(tmp_path, monkeypatch):
+    from tablecam.server.config import ServerConfig
+
+    p = tmp_path / "server.toml"
+    p.write_text('[server]\nport = 9100\ndirector_token = "from-the-config-file"\n'
+                 '[broadcast]\ndelay_boards = 2\ndelay_minutes = 1.5\ntables = ["3"]\n')
+    monkeypatch.delenv("TABLECAM_DIRECTOR_TOKEN", raising=False)
+    cfg = ServerConfig.load(str(p))
+    assert (cfg.port, cfg.broadcast_delay_boards, cfg.broadcast_delay_minutes, cfg.broadcast_tables) == \
+        (9100, 2, 1.5, ["3"])
+    assert cfg.token() == "from-the-config-file"
+    monkeypatch.setenv("TABLECAM_DIRECTOR_TOKEN", "from-the-environment")
+    assert cfg.token() == "from-the-environment", "the environment wins over the file"
+
+
+@needs_bridge
+@needs_data
+def test_replay_file_into_hub_gives_results():
+    from tablecam.server.replayer import replay_into, table_id_for
+    from tablecam.archive import load
+
+    hub = TableHub()
+    items = list(load(REALBRIDGE))[:400]
+    n = replay_into(hub, table_id_for(REALBRIDGE), items, speed=0)
+    assert n == 400
+    t = hub.table("realbridge-2021")
+    results = [f for f in t.findings if f["kind"] == "result"]
+    assert results and all("contract" in r for r in results)
+    assert not [a for a in hub.alerts() if a["severity"] == "alert"], "real boards raise no irregularity"
