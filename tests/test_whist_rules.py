@@ -541,3 +541,14 @@ def test_whist_board_without_dealer_or_with_unknown_ruleset():
     msgs = [x["message"] for x in only(f, "bad_event")]
     assert any("no dealer" in m for m in msgs) and any("rule table" in m for m in msgs)
     assert only(f, "score")
+
+
+def test_whist_omblanding_two_redeals_rectify_once():
+    ev = log("plain-8-spades.jsonl")
+    deal_end = max(i for i, e in enumerate(ev) if e["type"] == "deal") + 1
+    bad = [dict(e) for e in ev[1:deal_end]]
+    first, second = [i for i, e in enumerate(bad) if e["to"] == "kitty"][:2]
+    bad.insert(first + 1, bad.pop(second))
+    redeal = {"type": "redeal", "seat": "S"}
+    f = run([ev[0]] + bad + [redeal] + bad[:5] + [redeal] + ev[1:])
+    assert [x["status"] for x in only(f, "misdeal")] == ["pending", "rectified"]

@@ -203,8 +203,9 @@ class PidroBoard(BoardEngine):
 
     def _on_redeal(self, ev: Event) -> list[Finding]:
         out = []
-        for f in self.findings:
-            if f.kind in ("misdeal", "wrong_card_count", "duplicate_card") and f.status == "pending" and f.id:
+        latest = {f.id: f for f in self.findings if f.id}  # each finding's latest lifecycle step
+        for f in latest.values():
+            if f.kind in ("misdeal", "wrong_card_count", "duplicate_card") and f.status == "pending":
                 out.append(self.emit(Finding(f.kind, f.rule, f"Redealt: {f.message}", self.board, ev.index,
                                              f.seat, status="rectified", id=f.id, extra=dict(f.extra))))
         self._reset_deal()

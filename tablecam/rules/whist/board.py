@@ -214,9 +214,10 @@ class WhistBoard(BoardEngine):
 
     def _on_redeal(self, ev: Event) -> list[Finding]:
         out = []
-        for f in list(self.findings):
+        latest = {f.id: f for f in self.findings if f.id}  # each finding's latest lifecycle step
+        for f in latest.values():
             if f.kind in ("misdeal", "wrong_card_count", "duplicate_card", "deal_out_of_order", "false_jernhand") \
-                    and f.status == "pending" and f.id:
+                    and f.status == "pending":
                 out.append(self._restep(f, "rectified", f"Redealt: {f.message}", ev))
         self._reset_deal()
         self._reset_auction()
