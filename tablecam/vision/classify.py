@@ -1,0 +1,99 @@
+"""Read a rectified card from its corner indices (ONNX Runtime, no torch).
+
+A rectified card (250x350, portrait) carries its rank-and-suit index in the
+top-left corner and, turned 180 degrees, in the bottom-right one; since the
+localiser cannot tell up from down, both corners are read and combined.  A
+card half covered by another card is still read from its free corner.
+
+The classes are the 52 cards, ``JK``, ``back`` (a face-down card) and
+``none`` (the candidate was not a card: the localiser's false alarms).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+
+from .faces import CARD_CODES
+
+CLASSES: list[str] = CARD_CODES + ["JK", "back", "none"]
+# Corner window in a 250x350 card, and the network's input size (w, h).
+CORNER_BOX = (0, 0, 72, 104)
+INPUT_W, INPUT_H = 48, 64
+
+MODELS_DIR = Path(__file__).resolve().parents[2] / "models"
+
+
+def corner_crops(card_bgr: np.ndarray) -> np.ndarray:
+    """The two index corners of a rectified card as a (2, 3, H, W) float32
+    batch in [0, 1]: top-left, and bottom-right turned upright."""
+    import cv2
+
+    if card_bgr.shape[:2] != (350, 250):
+        card_bgr = cv2.resize(card_bgr, (250, 350), interpolation=cv2.INTER_AREA)
+    x0, y0, x1, y1 = CORNER_BOX
+    tl = card_bgr[y0:y1, x0:x1]
+    br = np.rot90(card_bgr, 2)[y0:y1, x0:x1]
+    out = [cv2.resize(c, (INPUT_W, INPUT_H), interpolation=cv2.INTER_AREA) for c in (tl, br)]
+    return np.stack(out).transpose(0, 3, 1, 2).astype(np.float32) / 255.0
+
+
+def combine_corners(p_tl: np.ndarray, p_br: np.ndarray) -> np.ndarray:
+    """One distribution from the two corners.
+
+    When they agree the product (both corners are evidence) is used; when
+    they disagree, the corner that is surer wins: the other is usually
+    covered by a neighbouring card or a finger.
+    """
+    a, b = int(np.argmax(p_tl)), int(np.argmax(p_br))
+    if a == b:
+        p = np.sqrt(p_tl * p_br)
+        return p / p.sum()
+    none = CLASSES.index("none")
+    if a == none:
+        return p_br
+    if b == none:
+        return p_tl
+    return p_tl if p_tl[a] >= p_br[b] else p_br
+
+
+def _softmax(z: np.ndarray) -> np.ndarray:
+    z = z - z.max(axis=-1, keepdims=True)
+    e = np.exp(z)
+    return e / e.sum(axis=-1, keepdims=True)
+
+
+class CornerClassifier:
+    """The ONNX corner-index network (``models/card_classifier.onnx``)."""
+
+    def __init__(self, model_path: str | Path | None = None, threads: int = 1):
+        import onnxruntime as ort
+
+        path = Path(model_path) if model_path else MODELS_DIR / "card_classifier.onnx"
+        if not path.exists():
+            raise FileNotFoundError(f"card classifier model not found: {path}")
+        opts = ort.SessionOptions()
+        opts.intra_op_num_threads = threads
+        opts.inter_op_num_threads = 1
+        opts.log_severity_level = 3
+        self.session = ort.InferenceSession(str(path), opts, providers=["CPUExecutionProvider"])
+        self.input_name = self.session.get_inputs()[0].name
+        meta = path.with_suffix(".json")
+        self.classes = json.loads(meta.read_text())["classes"] if meta.exists() else CLASSES
+
+    def probs(self, batch: np.ndarray) -> np.ndarray:
+        """Class probabilities for a (N, 3, H, W) batch of corner crops."""
+        if len(batch) == 0:
+            return np.zeros((0, len(self.classes)), np.float32)
+        logits = self.session.run(None, {self.input_name: batch.astype(np.float32)})[0]
+        return _softmax(logits)
+
+    def classify_cards(self, cards: list[np.ndarray]) -> list[np.ndarray]:
+        """Combined distribution per rectified card (one network call)."""
+        if not cards:
+            return []
+        batch = np.concatenate([corner_crops(c) for c in cards])
+        p = self.probs(batch)
+        return [combine_corners(p[2 * i], p[2 * i + 1]) for i in range(len(cards))]

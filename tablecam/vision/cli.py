@@ -1,0 +1,121 @@
+"""``tablecam detect``, ``tablecam synth`` and ``tablecam train``.
+
+Heavy imports (OpenCV, ONNX Runtime, torch) happen inside the command
+functions so ``tablecam --help`` stays fast.
+
+Exit status of ``detect``: 0 when every image was read (cards found or not);
+1 when at least one image could not be read or processed (its JSON object
+then carries an ``error`` field, the message also goes to stderr, and the
+remaining images are still processed); 2 when the model itself cannot be
+loaded.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+
+def register(sub) -> None:
+    p = sub.add_parser("detect", help="find and read the cards in photographs (JSON per image)")
+    p.add_argument("images", nargs="+", metavar="IMAGE")
+    p.add_argument("--json", action="store_true", help="JSON Lines output (the default; kept for the contract)")
+    p.add_argument("--model-dir", default=None, help="directory holding card_classifier.onnx (default: models/)")
+    p.add_argument("--probs", action="store_true", help="add each card's quad and top-5 probabilities")
+    p.add_argument("--threads", type=int, default=1)
+    p.set_defaults(func=cmd_detect)
+
+    s = sub.add_parser("synth", help="render synthetic table scenes with YOLO OBB labels")
+    s.add_argument("--out", required=True, help="output directory (images/ and labels/ are created)")
+    s.add_argument("-n", "--count", type=int, default=100)
+    s.add_argument("--seed", type=int, default=0)
+    s.add_argument("--held-out", action="store_true", help="use only the held-out deck designs")
+    s.add_argument("--no-overlap", action="store_true")
+    s.add_argument("--width", type=int, default=1280)
+    s.add_argument("--height", type=int, default=720)
+    s.set_defaults(func=cmd_synth)
+
+    t = sub.add_parser("train", help="train the card classifier (needs the training venv with torch)")
+    t.add_argument("--out", default="models", help="where card_classifier.onnx/.json/.pt are written")
+    t.add_argument("-n", "--samples", type=int, default=30000)
+    t.add_argument("--epochs", type=int, default=8)
+    t.add_argument("--seed", type=int, default=0)
+    t.add_argument("--threads", type=int, default=2)
+    t.add_argument("--width", type=int, default=16, help="channels of the first conv layer")
+    t.add_argument("--lr", type=float, default=3e-3)
+    t.add_argument("--init", default=None, help="start from this stage's .pt weights")
+    t.add_argument("--data-dir", default="data", help="cache for rendered training arrays")
+    t.set_defaults(func=cmd_train)
+
+
+def cmd_detect(args) -> int:
+    import cv2
+
+    from .detector import load_detector
+
+    try:
+        det = load_detector(args.model_dir, threads=args.threads)
+    except Exception as e:  # missing or broken model: nothing can be read
+        print(f"tablecam detect: cannot load the model: {e}", file=sys.stderr)
+        return 2
+    rc = 0
+    for path in args.images:
+        rec: dict = {"image": path, "cards": []}
+        try:
+            img = cv2.imread(path, cv2.IMREAD_COLOR) if Path(path).is_file() else None
+            if img is None:
+                raise ValueError("not a readable image file" if Path(path).exists() else "no such file")
+            for d in det.detect(img):
+                item = d.to_dict()
+                if args.probs:
+                    item["quad"] = [[round(float(x), 1), round(float(y), 1)] for x, y in d.quad]
+                    item["probs"] = {k: round(v, 4) for k, v in d.probs.items()}
+                rec["cards"].append(item)
+        except Exception as e:
+            rec["error"] = str(e)
+            print(f"tablecam detect: {path}: {e}", file=sys.stderr)
+            rc = 1
+        sys.stdout.write(json.dumps(rec) + "\n")
+        sys.stdout.flush()
+    return rc
+
+
+def cmd_synth(args) -> int:
+    import numpy as np
+
+    from .faces import HELD_OUT_DECKS, training_decks
+    from .synth import render_scene, write_yolo_obb
+
+    out = Path(args.out)
+    (out / "images").mkdir(parents=True, exist_ok=True)
+    (out / "labels").mkdir(parents=True, exist_ok=True)
+    decks = HELD_OUT_DECKS if args.held_out else training_decks()
+    rng = np.random.default_rng(args.seed)
+    gt = []
+    for i in range(args.count):
+        sc = render_scene(rng, decks, size=(args.width, args.height), overlap=not args.no_overlap)
+        name = f"scene_{args.seed}_{i:05d}"
+        write_yolo_obb(sc, out / "images" / f"{name}.jpg", out / "labels" / f"{name}.txt")
+        gt.append({"image": f"images/{name}.jpg", "cards": [
+            {"card": c.card, "quad": c.quad.round(1).tolist(), "visible": c.visible} for c in sc.cards]})
+    (out / "ground_truth.jsonl").write_text("".join(json.dumps(g) + "\n" for g in gt))
+    (out / "data.yaml").write_text(f"path: {out.resolve()}\ntrain: images\nval: images\nnames:\n  0: card\n  1: back\n")
+    print(f"wrote {args.count} scenes to {out}")
+    return 0
+
+
+def cmd_train(args) -> int:
+    try:
+        import torch  # noqa: F401
+    except ImportError:
+        print("tablecam train needs torch: run it with the training venv, e.g. "
+              ".venv-train/bin/python -m tablecam train ...", file=sys.stderr)
+        return 2
+    from .train import train_classifier
+
+    meta = train_classifier(Path(args.out), n=args.samples, epochs=args.epochs, seed=args.seed,
+                            threads=args.threads, init=Path(args.init) if args.init else None,
+                            data_dir=Path(args.data_dir), lr=args.lr, width=args.width)
+    print(json.dumps({"wall_seconds": meta["recipe"]["wall_seconds"], "history": meta["history"][-1]}))
+    return 0

@@ -1,0 +1,144 @@
+"""The card detector the rest of tablecam uses: localise, rectify, classify.
+
+``load_detector().detect(image)`` returns one :class:`Detection` per visible
+card, in input-image pixels, whatever the resolution.  It runs on OpenCV and
+ONNX Runtime only (no torch at run time).  Two stages, because measured
+here a detector that must learn *where* cards are from renders transfers
+badly to real photographs, while classical localisation plus a corner-index
+classifier reads real cards (see docs/vision-model.md):
+
+1. :func:`tablecam.vision.localise.find_cards` finds card-shaped bright
+   quadrilaterals;
+2. each is warped to an upright 250x350 card and
+   :class:`tablecam.vision.classify.CornerClassifier` reads both corner
+   indices; candidates read as ``none`` are dropped.
+
+The camera pipeline, which already knows where a card lies, calls
+:meth:`CardDetector.classify_card` on its own rectified crop.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from .classify import CLASSES, MODELS_DIR, CornerClassifier
+
+
+@dataclass
+class Detection:
+    """One card seen in an image.
+
+    ``card`` is a canonical code (``SA``, ``HT``, ``JK``) or ``back`` for a
+    face-down card; ``box`` is (x1, y1, x2, y2) in input-image pixels;
+    ``quad`` the card's four corners (clockwise, a short edge first);
+    ``probs`` the top-k card probabilities, for fusion with the shoe's
+    knowledge of each hand.
+    """
+
+    card: str
+    conf: float
+    box: tuple[float, float, float, float]
+    quad: np.ndarray | None = None
+    probs: dict[str, float] = field(default_factory=dict)
+
+    def to_dict(self) -> dict:
+        """The contract's JSON form: card, conf, box (rounded)."""
+        return {"card": self.card, "conf": round(float(self.conf), 4),
+                "box": [round(float(v), 1) for v in self.box]}
+
+
+def _top_probs(p: np.ndarray, classes: list[str], k: int = 5) -> dict[str, float]:
+    idx = np.argsort(-p)[:k]
+    return {classes[i]: float(p[i]) for i in idx if classes[i] != "none"}
+
+
+class CardDetector:
+    """Localise-rectify-classify card detector (ONNX Runtime)."""
+
+    def __init__(self, model_dir: str | Path | None = None, threads: int = 1,
+                 min_conf: float = 0.35, max_side: int = 900):
+        self.model_dir = Path(model_dir) if model_dir else MODELS_DIR
+        self.classifier = CornerClassifier(self.model_dir / "card_classifier.onnx", threads=threads)
+        self.classes = self.classifier.classes
+        self.min_conf = min_conf
+        self.max_side = max_side
+
+    def classify_card(self, crop_bgr: np.ndarray) -> tuple[str, float, dict[str, float]]:
+        """Read an already rectified card image (upright or upside down,
+        any size; resized to 250x350).  Returns (card, conf, top-k probs);
+        card is ``none`` when the crop does not look like a card."""
+        p = self.classifier.classify_cards([crop_bgr])[0]
+        i = int(np.argmax(p))
+        return self.classes[i], float(p[i]), _top_probs(p, self.classes)
+
+    def detect(self, image_bgr: np.ndarray) -> list[Detection]:
+        """All cards in a BGR image, one Detection per card."""
+        from .localise import find_cards, warp_card
+
+        if image_bgr is None or image_bgr.ndim < 2 or image_bgr.size == 0:
+            raise ValueError("empty image")
+        if image_bgr.ndim == 2:
+            import cv2
+
+            image_bgr = cv2.cvtColor(image_bgr, cv2.COLOR_GRAY2BGR)
+        elif image_bgr.shape[2] == 4:
+            image_bgr = image_bgr[:, :, :3]
+        quads = find_cards(image_bgr, max_side=self.max_side)
+        crops = [warp_card(image_bgr, q) for q in quads]
+        probs = self.classifier.classify_cards(crops)
+        out: list[Detection] = []
+        none = self.classes.index("none")
+        for q, p in zip(quads, probs):
+            i = int(np.argmax(p))
+            if i == none or p[i] < self.min_conf:
+                continue
+            x1, y1 = q.min(axis=0)
+            x2, y2 = q.max(axis=0)
+            h, w = image_bgr.shape[:2]
+            box = (max(0.0, float(x1)), max(0.0, float(y1)), min(float(w), float(x2)), min(float(h), float(y2)))
+            out.append(Detection(self.classes[i], float(p[i]), box, q, _top_probs(p, self.classes)))
+        return _one_per_card(out)
+
+
+def _one_per_card(dets: list[Detection]) -> list[Detection]:
+    """A card is reported once: two detections of the same code whose boxes
+    overlap are one card (keep the surer).  Backs may repeat."""
+    dets = sorted(dets, key=lambda d: -d.conf)
+    kept: list[Detection] = []
+    for d in dets:
+        dup = False
+        for k in kept:
+            if k.card == d.card and d.card != "back" and _iou(k.box, d.box) > 0.1:
+                dup = True
+                break
+            if _iou(k.box, d.box) > 0.85:
+                dup = True
+                break
+        if not dup:
+            kept.append(d)
+    return kept
+
+
+def _iou(a, b) -> float:
+    x1, y1 = max(a[0], b[0]), max(a[1], b[1])
+    x2, y2 = min(a[2], b[2]), min(a[3], b[3])
+    inter = max(0.0, x2 - x1) * max(0.0, y2 - y1)
+    u = (a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter
+    return inter / u if u > 0 else 0.0
+
+
+_DEFAULT: dict[str, CardDetector] = {}
+
+
+def load_detector(model_dir: str | Path | None = None, threads: int = 1) -> CardDetector:
+    """The shipped detector (``models/``), or one from ``model_dir``; cached."""
+    key = str(model_dir or MODELS_DIR) + f"#{threads}"
+    if key not in _DEFAULT:
+        _DEFAULT[key] = CardDetector(model_dir, threads=threads)
+    return _DEFAULT[key]
+
+
+__all__ = ["Detection", "CardDetector", "load_detector", "CLASSES"]

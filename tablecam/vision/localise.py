@@ -1,0 +1,179 @@
+"""Classical card localisation: where are the cards, as quadrilaterals.
+
+A playing card is a bright, low-saturation quadrilateral with an aspect
+ratio near 63:88 lying on a darker or more colourful table.  Finding it with
+OpenCV contours transfers to real photographs far better than a detector
+trained on renders (measured: see docs/vision-model.md), because nothing
+here was learned from synthetic pixels.  What it cannot do is separate cards
+that overlap into one bright blob; those blobs are split by erosion, and
+what still fails is a known weakness written in the model card.
+
+Every quad is returned as a 4x2 float32 array in input-image pixels, ordered
+clockwise starting at a corner of a SHORT edge, so that warping it to a
+250x350 portrait card gives an upright (or upside-down, which is the same
+for the corner indices) face.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+CARD_W, CARD_H = 250, 350
+ASPECT = CARD_H / CARD_W  # 1.4; real packs 1.39 (poker) to 1.56 (bridge is 1.56? no: 88/56)
+
+
+def order_quad(pts: np.ndarray) -> np.ndarray:
+    """Order four points clockwise (image coordinates, y down), first edge short.
+
+    >>> q = order_quad(np.array([[0, 0], [0, 140], [100, 140], [100, 0]], np.float32))
+    >>> q.tolist()
+    [[0.0, 0.0], [100.0, 0.0], [100.0, 140.0], [0.0, 140.0]]
+    """
+    pts = np.asarray(pts, np.float32).reshape(4, 2)
+    c = pts.mean(axis=0)
+    ang = np.arctan2(pts[:, 1] - c[1], pts[:, 0] - c[0])
+    pts = pts[np.argsort(ang)]  # clockwise on screen (y points down)
+    # start at the point nearest the top-left so that upright cards stay upright
+    start = int(np.argmin(pts.sum(axis=1)))
+    pts = np.roll(pts, -start, axis=0)
+    e01 = np.linalg.norm(pts[1] - pts[0]) + np.linalg.norm(pts[3] - pts[2])
+    e12 = np.linalg.norm(pts[2] - pts[1]) + np.linalg.norm(pts[0] - pts[3])
+    if e01 > e12:  # first edge long: start one corner later (turn the card 90 degrees)
+        pts = np.roll(pts, -1, axis=0)
+    return pts
+
+
+def warp_card(image: np.ndarray, quad: np.ndarray, size: tuple[int, int] = (CARD_W, CARD_H)) -> np.ndarray:
+    """Perspective-warp the quad to an upright ``size`` (w, h) card image."""
+    import cv2
+
+    w, h = size
+    dst = np.array([[0, 0], [w - 1, 0], [w - 1, h - 1], [0, h - 1]], np.float32)
+    m = cv2.getPerspectiveTransform(order_quad(quad).astype(np.float32), dst)
+    return cv2.warpPerspective(image, m, (w, h), flags=cv2.INTER_AREA if False else cv2.INTER_LINEAR,
+                               borderMode=cv2.BORDER_REPLICATE)
+
+
+def _quad_from_contour(cnt: np.ndarray) -> tuple[np.ndarray, float]:
+    """Best quadrilateral for a contour and how well the contour fills it."""
+    import cv2
+
+    area = cv2.contourArea(cnt)
+    hull = cv2.convexHull(cnt)
+    peri = cv2.arcLength(hull, True)
+    quad = None
+    for eps in (0.02, 0.03, 0.045, 0.06):
+        ap = cv2.approxPolyDP(hull, eps * peri, True)
+        if len(ap) == 4:
+            quad = ap.reshape(4, 2).astype(np.float32)
+            break
+    if quad is None:
+        quad = cv2.boxPoints(cv2.minAreaRect(cnt)).astype(np.float32)
+    qa = abs(cv2.contourArea(quad.reshape(-1, 1, 2)))
+    return quad, (area / qa if qa > 0 else 0.0)
+
+
+def _aspect(quad: np.ndarray) -> float:
+    q = order_quad(quad)
+    short = (np.linalg.norm(q[1] - q[0]) + np.linalg.norm(q[3] - q[2])) / 2
+    long = (np.linalg.norm(q[2] - q[1]) + np.linalg.norm(q[0] - q[3])) / 2
+    return float(long / max(short, 1e-6))
+
+
+def _masks(small: np.ndarray) -> list[np.ndarray]:
+    """Binary candidate masks: 'whiteness' by Otsu and by a fixed level, and
+    closed edges (white card on a light table)."""
+    import cv2
+
+    hsv = cv2.cvtColor(small, cv2.COLOR_BGR2HSV)
+    s = hsv[..., 1].astype(np.int16)
+    v = hsv[..., 2].astype(np.int16)
+    white = np.clip(v - s, 0, 255).astype(np.uint8)
+    white = cv2.GaussianBlur(white, (5, 5), 0)
+    out = []
+    _, m1 = cv2.threshold(white, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
+    out.append(m1)
+    hi = np.percentile(white, 97)
+    for frac in (0.8, 0.65):
+        out.append(((white > max(110, hi * frac)) * 255).astype(np.uint8))
+    gray = cv2.cvtColor(small, cv2.COLOR_BGR2GRAY)
+    edges = cv2.Canny(cv2.GaussianBlur(gray, (5, 5), 0), 40, 120)
+    edges = cv2.dilate(edges, np.ones((3, 3), np.uint8))
+    ff = edges.copy()
+    cnts, _ = cv2.findContours(ff, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    m3 = np.zeros_like(edges)
+    cv2.drawContours(m3, cnts, -1, 255, -1)
+    out.append(cv2.erode(m3, np.ones((3, 3), np.uint8)))
+    k = np.ones((3, 3), np.uint8)
+    return [cv2.morphologyEx(m, cv2.MORPH_OPEN, k) for m in out]
+
+
+def _iou_quads(a: np.ndarray, b: np.ndarray) -> float:
+    import cv2
+
+    ra = cv2.boundingRect(a.astype(np.float32))
+    rb = cv2.boundingRect(b.astype(np.float32))
+    x1, y1 = max(ra[0], rb[0]), max(ra[1], rb[1])
+    x2, y2 = min(ra[0] + ra[2], rb[0] + rb[2]), min(ra[1] + ra[3], rb[1] + rb[3])
+    inter = max(0, x2 - x1) * max(0, y2 - y1)
+    u = ra[2] * ra[3] + rb[2] * rb[3] - inter
+    return inter / u if u > 0 else 0.0
+
+
+def find_cards(image: np.ndarray, max_side: int = 900, min_frac: float = 0.004,
+               max_frac: float = 0.6) -> list[np.ndarray]:
+    """Quadrilaterals of card candidates in ``image`` (BGR, any resolution).
+
+    The image is downscaled to ``max_side`` for speed; quads are mapped back
+    to input pixels.  Candidates from several masks are merged (the one that
+    fills its quad best wins), so a candidate list may hold a few non-cards:
+    the classifier's ``none`` class rejects them.
+    """
+    import cv2
+
+    h, w = image.shape[:2]
+    scale = min(1.0, max_side / max(h, w))
+    small = cv2.resize(image, (int(w * scale), int(h * scale)), interpolation=cv2.INTER_AREA) if scale < 1 else image
+    sh, sw = small.shape[:2]
+    total = sh * sw
+    cands: list[tuple[float, np.ndarray]] = []
+    for mask in _masks(small):
+        for it in (0, 2, 5):
+            m = cv2.erode(mask, np.ones((3, 3), np.uint8), iterations=it) if it else mask
+            cnts, _ = cv2.findContours(m, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+            for c in cnts:
+                a = cv2.contourArea(c)
+                if a < min_frac * total or a > max_frac * total:
+                    continue
+                quad, fill = _quad_from_contour(c)
+                if it:  # undo the erosion: grow the quad about its centre
+                    ctr = quad.mean(axis=0)
+                    d = quad - ctr
+                    n = np.linalg.norm(d, axis=1, keepdims=True)
+                    quad = ctr + d * (1 + (it * 1.0) / np.maximum(n, 1) * 1.4)
+                asp = _aspect(quad)
+                if not (1.15 <= asp <= 1.85) or fill < 0.8:
+                    continue
+                score = fill - abs(asp - 1.42) * 0.5
+                cands.append((score, quad))
+            if it == 0 and all(True for _ in cnts):
+                pass
+    cands.sort(key=lambda t: -t[0])
+    kept: list[np.ndarray] = []
+    for _, q in cands:
+        if all(_iou_quads(q, k) < 0.5 for k in kept):
+            # drop a quad that lies inside a kept one (the picture frame of a court card)
+            kept.append(q)
+    res = []
+    for q in kept:
+        inside = False
+        for k in kept:
+            if k is q:
+                continue
+            if cv2.contourArea(k) > 1.6 * cv2.contourArea(q) and all(
+                    cv2.pointPolygonTest(k.reshape(-1, 1, 2), (float(x), float(y)), True) > -3 for x, y in q):
+                inside = True
+                break
+        if not inside:
+            res.append(order_quad(q / scale))
+    return res

@@ -1,0 +1,414 @@
+"""Synthetic training and test images: card faces on tables, photographed.
+
+Two products, both deterministic for a seed:
+
+* **corner samples** for the classifier (:func:`corner_dataset`): the index
+  corner of a card as it looks after the localiser has rectified it from a
+  photograph - a slightly wrong quadrilateral (so table shows at the edge),
+  low resolution, blur, lighting, colour temperature, glare, JPEG noise, a
+  finger or a neighbouring card over part of the corner.  The ``none`` class
+  gets table textures, clutter and paper so localiser false alarms are
+  rejected.
+* **table scenes** (:func:`render_scene`): several cards at any angle on
+  felt, wood, cloth or noise, with camera perspective, overlaps, fanned
+  hands, fingers and face-down cards, labelled with each card's quad and
+  whether an index corner is still visible.  Used for the held-out and
+  overlap evaluations and written in YOLO OBB format by ``tablecam synth``.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from .faces import ALL_CODES, FACE_H, FACE_W, render_face
+
+# ---------------------------------------------------------------- tables
+
+
+def table_texture(rng: np.random.Generator, h: int, w: int, kind: str | None = None) -> np.ndarray:
+    """A table surface: felt (green/blue/red), wood, cloth, noise or clutter."""
+    import cv2
+
+    kind = kind or rng.choice(["felt", "felt", "wood", "cloth", "noise", "clutter", "dark"])
+    if kind == "felt":
+        base = rng.choice([[40, 110, 30], [120, 70, 20], [40, 40, 130], [60, 90, 40], [90, 60, 50]])
+        base = np.array(base, np.float32) * rng.uniform(0.6, 1.3)
+        img = np.ones((h, w, 3), np.float32) * base[::-1][None, None] * 0 + base[None, None]
+        n = rng.normal(0, rng.uniform(4, 14), (h, w, 1)).astype(np.float32)
+        img = img + n
+    elif kind == "wood":
+        col = np.array([rng.uniform(30, 90), rng.uniform(70, 140), rng.uniform(110, 200)], np.float32)
+        yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
+        ang = rng.uniform(0, math.pi)
+        t = xx * math.cos(ang) + yy * math.sin(ang)
+        f = rng.uniform(0.02, 0.08)
+        grain = np.sin(t * f + 3 * np.sin(t * f * 0.13 + yy * 0.01)) * 0.5 + 0.5
+        img = col[None, None] * (0.7 + 0.35 * grain[..., None])
+        img += rng.normal(0, 5, (h, w, 1)).astype(np.float32)
+    elif kind == "cloth":
+        col = rng.uniform(20, 200, 3).astype(np.float32)
+        col2 = rng.uniform(20, 200, 3).astype(np.float32)
+        yy, xx = np.mgrid[0:h, 0:w]
+        p = int(rng.integers(6, 40))
+        chk = (((xx // p) + (yy // p)) % 2).astype(np.float32)[..., None]
+        img = col * chk + col2 * (1 - chk)
+        img += rng.normal(0, 8, (h, w, 1)).astype(np.float32)
+    elif kind == "noise":
+        small = rng.uniform(0, 200, (max(2, h // 40), max(2, w // 40), 3)).astype(np.float32)
+        img = cv2.resize(small, (w, h), interpolation=cv2.INTER_CUBIC)
+        img += rng.normal(0, 10, (h, w, 3)).astype(np.float32)
+    elif kind == "dark":
+        img = np.ones((h, w, 3), np.float32) * rng.uniform(10, 70, 3).astype(np.float32)
+        img += rng.normal(0, 6, (h, w, 1)).astype(np.float32)
+    else:  # clutter: boxes, books, carpet-like stripes (the real photos' backgrounds)
+        img = table_texture(rng, h, w, "noise").astype(np.float32)
+        for _ in range(int(rng.integers(4, 14))):
+            c = tuple(float(v) for v in rng.uniform(0, 255, 3))
+            x, y = int(rng.integers(0, w)), int(rng.integers(0, h))
+            if rng.random() < 0.5:
+                cv2.rectangle(img, (x, y), (x + int(rng.integers(10, w // 2 + 11)), y + int(rng.integers(10, h // 2 + 11))), c, -1)
+            else:
+                cv2.line(img, (x, y), (int(rng.integers(0, w)), int(rng.integers(0, h))), c, int(rng.integers(1, 12)))
+        if rng.random() < 0.5:
+            txt_col = tuple(float(v) for v in rng.uniform(0, 255, 3))
+            for _ in range(3):
+                cv2.putText(img, "".join(rng.choice(list("ABCDEFGHKMNPRSTWXYZ0123456789"), 5)),
+                            (int(rng.integers(0, w)), int(rng.integers(0, h))), cv2.FONT_HERSHEY_SIMPLEX,
+                            float(rng.uniform(0.5, 3)), txt_col, int(rng.integers(1, 5)))
+    return np.clip(img, 0, 255).astype(np.uint8)
+
+
+# ---------------------------------------------------------------- photometry
+
+
+def photometric(img: np.ndarray, rng: np.random.Generator, strength: float = 1.0) -> np.ndarray:
+    """Lighting, colour temperature, shadow gradient, glare, blur, noise, JPEG."""
+    import cv2
+
+    h, w = img.shape[:2]
+    f = img.astype(np.float32)
+    # colour temperature: warm tungsten to cold daylight
+    t = rng.uniform(-0.25, 0.25) * strength
+    f *= np.array([1 - t, 1.0, 1 + t], np.float32)[None, None]
+    # exposure and contrast
+    f = (f - 128) * rng.uniform(0.6, 1.25) + 128 + rng.uniform(-60, 35) * strength
+    # shadow / light gradient across the image
+    if rng.random() < 0.6:
+        yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
+        a = rng.uniform(0, 2 * math.pi)
+        g = (xx * math.cos(a) + yy * math.sin(a)) / max(h, w)
+        g = (g - g.min()) / max(1e-6, g.max() - g.min())
+        f *= (1 - rng.uniform(0, 0.5) * strength * g)[..., None]
+    # glare: a soft bright ellipse
+    if rng.random() < 0.25 * strength:
+        m = np.zeros((h, w), np.float32)
+        cv2.ellipse(m, (int(rng.integers(0, w)), int(rng.integers(0, h))),
+                    (int(rng.integers(w // 10 + 1, w // 2 + 2)), int(rng.integers(h // 10 + 1, h // 2 + 2))),
+                    float(rng.uniform(0, 180)), 0, 360, 1.0, -1)
+        m = cv2.GaussianBlur(m, (0, 0), max(h, w) / 15)
+        f += m[..., None] * rng.uniform(40, 140)
+    f = np.clip(f, 0, 255).astype(np.uint8)
+    # blur: focus or motion
+    r = rng.random()
+    if r < 0.3:
+        f = cv2.GaussianBlur(f, (0, 0), rng.uniform(0.3, 1.6) * strength + 0.01)
+    elif r < 0.45:
+        k = int(rng.integers(3, 8))
+        ker = np.zeros((k, k), np.float32)
+        ker[k // 2, :] = 1.0 / k
+        rot = cv2.getRotationMatrix2D((k / 2 - 0.5, k / 2 - 0.5), float(rng.uniform(0, 180)), 1.0)
+        ker = cv2.warpAffine(ker, rot, (k, k))
+        ker /= max(ker.sum(), 1e-6)
+        f = cv2.filter2D(f, -1, ker)
+    if rng.random() < 0.5:
+        n = rng.normal(0, rng.uniform(1, 8) * strength, f.shape).astype(np.float32)
+        f = np.clip(f.astype(np.float32) + n, 0, 255).astype(np.uint8)
+    if rng.random() < 0.6:
+        q = int(rng.integers(35, 95))
+        ok, enc = cv2.imencode(".jpg", f, [cv2.IMWRITE_JPEG_QUALITY, q])
+        if ok:
+            f = cv2.imdecode(enc, cv2.IMREAD_COLOR)
+    return f
+
+
+def _skin(rng: np.random.Generator) -> tuple[float, float, float]:
+    base = np.array(rng.choice([[90, 130, 200], [70, 110, 170], [50, 80, 130], [110, 150, 220], [40, 60, 90]]),
+                    np.float32)
+    return tuple(float(v) for v in np.clip(base * rng.uniform(0.8, 1.15), 0, 255))
+
+
+def draw_finger(img: np.ndarray, rng: np.random.Generator, center: tuple[float, float], length: float,
+                mask: np.ndarray | None = None) -> None:
+    """A finger (or hand edge): a skin-coloured rounded bar, drawn in place
+    (and into ``mask`` as 1, when given)."""
+    import cv2
+
+    a = rng.uniform(0, 2 * math.pi)
+    wid = max(3, int(length * rng.uniform(0.18, 0.3)))
+    x0, y0 = center
+    x1, y1 = x0 + math.cos(a) * length * 2.5, y0 + math.sin(a) * length * 2.5
+    col = _skin(rng)
+    cv2.line(img, (int(x0), int(y0)), (int(x1), int(y1)), col, wid, cv2.LINE_AA)
+    cv2.circle(img, (int(x0), int(y0)), wid // 2, col, -1, cv2.LINE_AA)
+    if mask is not None:
+        cv2.line(mask, (int(x0), int(y0)), (int(x1), int(y1)), 1, wid)
+        cv2.circle(mask, (int(x0), int(y0)), wid // 2, 1, -1)
+
+
+# ---------------------------------------------------------------- corner samples
+
+
+def corner_sample(face: np.ndarray, rng: np.random.Generator, occlude: float = 0.25) -> np.ndarray:
+    """One rectified-card view of ``face`` as the pipeline would produce it
+    from a photograph, returned as a 250x350 BGR image.
+
+    The card is pasted on a table, the true corners are perturbed by up to
+    ~5% (the localiser's error), and that quad is warped back to 250x350.
+    """
+    import cv2
+
+    pad = 60
+    bg = table_texture(rng, FACE_H + 2 * pad, FACE_W + 2 * pad)
+    if rng.random() < 0.5:
+        face = np.rot90(face, 2).copy()
+    canvas = bg.copy()
+    # a card's corners are rounded: paste through a rounded mask
+    mask = np.zeros((FACE_H, FACE_W), np.uint8)
+    r = int(rng.integers(6, 22))
+    cv2.rectangle(mask, (r, 0), (FACE_W - 1 - r, FACE_H - 1), 255, -1)
+    cv2.rectangle(mask, (0, r), (FACE_W - 1, FACE_H - 1 - r), 255, -1)
+    for cx, cy in ((r, r), (FACE_W - 1 - r, r), (r, FACE_H - 1 - r), (FACE_W - 1 - r, FACE_H - 1 - r)):
+        cv2.circle(mask, (cx, cy), r, 255, -1)
+    roi = canvas[pad:pad + FACE_H, pad:pad + FACE_W]
+    roi[mask > 0] = face[mask > 0]
+    if rng.random() < occlude:
+        # something over part of the corner region: a finger or another card's edge
+        if rng.random() < 0.5:
+            draw_finger(canvas, rng, (pad + rng.uniform(30, 90), pad + rng.uniform(60, 140)), rng.uniform(20, 40))
+        else:
+            other = table_texture(rng, 20, 20, "dark")[0, 0].tolist() if rng.random() < 0.3 else [245, 245, 240]
+            x = pad + rng.uniform(45, 80)
+            ang = rng.uniform(-0.5, 0.5)
+            p1 = (x, pad - 10)
+            pts = np.array([p1, (x + 400 * math.sin(ang), pad + 400 * math.cos(ang)),
+                            (x + 400, pad + 400), (x + 400, pad - 10)], np.int32)
+            cv2.fillPoly(canvas, [pts], [float(v) for v in other])
+            cv2.polylines(canvas, [pts], True, (60, 60, 60), 1, cv2.LINE_AA)
+    true = np.array([[pad, pad], [pad + FACE_W, pad], [pad + FACE_W, pad + FACE_H], [pad, pad + FACE_H]], np.float32)
+    jit = rng.normal(0, 1, (4, 2)).astype(np.float32) * np.array([FACE_W, FACE_H], np.float32) * rng.uniform(0.005, 0.03)
+    quad = true + jit
+    # shrink to the apparent resolution of a card in a photo, then rectify
+    s = rng.uniform(0.18, 1.0)
+    small = cv2.resize(canvas, None, fx=s, fy=s, interpolation=cv2.INTER_AREA)
+    small = photometric(small, rng)
+    dst = np.array([[0, 0], [FACE_W - 1, 0], [FACE_W - 1, FACE_H - 1], [0, FACE_H - 1]], np.float32)
+    m = cv2.getPerspectiveTransform(quad * s, dst)
+    return cv2.warpPerspective(small, m, (FACE_W, FACE_H), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+
+
+def none_sample(rng: np.random.Generator) -> np.ndarray:
+    """A 250x350 'rectified' patch that is not a card: table, clutter, paper."""
+    import cv2
+
+    r = rng.random()
+    if r < 0.6:
+        img = table_texture(rng, FACE_H, FACE_W)
+    elif r < 0.8:  # paper / a white box with print on it
+        img = np.full((FACE_H, FACE_W, 3), rng.uniform(180, 255), np.uint8)
+        for _ in range(int(rng.integers(0, 6))):
+            cv2.putText(img, "".join(rng.choice(list("abcdefghijklmnopqrstuvwxyz"), 6)),
+                        (int(rng.integers(0, 200)), int(rng.integers(20, 340))), cv2.FONT_HERSHEY_SIMPLEX,
+                        float(rng.uniform(0.4, 1.2)), tuple(float(v) for v in rng.uniform(0, 120, 3)), 1)
+    else:  # a hand
+        img = table_texture(rng, FACE_H, FACE_W)
+        for _ in range(3):
+            draw_finger(img, rng, (rng.uniform(0, 250), rng.uniform(0, 350)), rng.uniform(40, 120))
+    return photometric(img, rng)
+
+
+def corner_dataset(n: int, decks: list[str], seed: int = 0, none_frac: float = 0.04,
+                   classes: list[str] | None = None, progress: bool = False):
+    """``n`` corner crops (N, 3, 64, 48) uint8 and labels, from ``decks``.
+
+    Classes are balanced (each card code equally often, decks drawn at
+    random); both corners' views are used because the corner crop of a
+    rectified card comes from either end.
+    """
+    from .classify import CLASSES, corner_crops
+
+    classes = classes or CLASSES
+    rng = np.random.default_rng(seed)
+    faces: dict[tuple[str, str], np.ndarray] = {}
+    xs, ys = [], []
+    codes = [c for c in classes if c != "none"]
+    it = range(n)
+    if progress:
+        try:
+            from tqdm import tqdm
+
+            it = tqdm(it, desc="render corners", unit="img")
+        except ImportError:
+            pass
+    for i in it:
+        if rng.random() < none_frac:
+            img, lab = none_sample(rng), classes.index("none")
+        else:
+            code = codes[i % len(codes)]
+            deck = decks[int(rng.integers(len(decks)))]
+            key = (deck, code)
+            if key not in faces:
+                faces[key] = render_face(code, deck)
+            img, lab = corner_sample(faces[key], rng), classes.index(code)
+        crop = corner_crops(img)[int(rng.integers(2))]
+        xs.append((crop * 255).astype(np.uint8))
+        ys.append(lab)
+    return np.stack(xs), np.array(ys, np.int64)
+
+
+# ---------------------------------------------------------------- scenes
+
+
+@dataclass
+class SceneCard:
+    card: str
+    quad: np.ndarray  # 4x2, clockwise from the top-left corner of the upright face
+    visible: bool = True  # an index corner is uncovered
+    visible_frac: float = 1.0
+
+
+@dataclass
+class Scene:
+    image: np.ndarray
+    cards: list[SceneCard] = field(default_factory=list)
+
+
+def _card_mask(shape, quad) -> np.ndarray:
+    import cv2
+
+    m = np.zeros(shape[:2], np.uint8)
+    cv2.fillConvexPoly(m, quad.astype(np.int32), 1)
+    return m
+
+
+def render_scene(rng: np.random.Generator, decks: list[str], size: tuple[int, int] = (1280, 720),
+                 n_cards: int | None = None, overlap: bool = True, fingers: bool = True,
+                 backs: bool = True, card_px: tuple[int, int] = (110, 200)) -> Scene:
+    """A table seen from above with cards on it, and the ground truth.
+
+    With ``overlap`` some cards are laid as a fanned hand or a trick pile:
+    the later card covers part of the earlier one, but the earlier one's
+    index corner stays visible most of the time (as on a real table); a
+    card whose two index corners are both covered is labelled not visible.
+    """
+    import cv2
+
+    w, h = size
+    img = table_texture(rng, h, w).astype(np.uint8)
+    n = n_cards if n_cards is not None else int(rng.integers(1, 9))
+    deck = decks[int(rng.integers(len(decks)))]
+    codes = list(rng.choice([c for c in ALL_CODES if c not in ("back", "JK")], size=n, replace=False))
+    cards: list[SceneCard] = []
+    occupancy = np.zeros((h, w), np.int32)  # index of the top card at each pixel (+1)
+    placed = 0
+    layouts = []
+    i = 0
+    while i < n:
+        if overlap and n - i >= 3 and rng.random() < 0.4:
+            k = int(rng.integers(3, min(6, n - i) + 1))
+            layouts.append(("fan", k))
+            i += k
+        elif overlap and n - i >= 2 and rng.random() < 0.3:
+            layouts.append(("pile", 2))
+            i += 2
+        else:
+            layouts.append(("single", 1))
+            i += 1
+    idx = 0
+    for kind, k in layouts:
+        ch = rng.uniform(*card_px)
+        cw = ch * FACE_W / FACE_H
+        cx, cy = rng.uniform(cw, w - cw), rng.uniform(ch * 0.7, h - ch * 0.7)
+        base_ang = rng.uniform(0, 2 * math.pi)
+        for j in range(k):
+            code = codes[idx]
+            idx += 1
+            if backs and rng.random() < 0.1:
+                code = "back"
+            if kind == "fan":
+                ang = base_ang + (j - k / 2) * rng.uniform(0.12, 0.2)
+                off = (j - k / 2) * cw * rng.uniform(0.22, 0.32)
+                px = cx + off * math.cos(base_ang)
+                py = cy + off * math.sin(base_ang)
+            elif kind == "pile":
+                ang = base_ang + rng.uniform(-0.8, 0.8) * j
+                px = cx + j * rng.uniform(-0.35, 0.35) * cw
+                py = cy + j * rng.uniform(-0.35, 0.35) * ch
+            else:
+                ang, px, py = rng.uniform(0, 2 * math.pi), cx, cy
+            c, s = math.cos(ang), math.sin(ang)
+            corners = np.array([[-cw / 2, -ch / 2], [cw / 2, -ch / 2], [cw / 2, ch / 2], [-cw / 2, ch / 2]], np.float32)
+            quad = corners @ np.array([[c, s], [-s, c]], np.float32) + np.array([px, py], np.float32)
+            face = render_face(code, deck)
+            src = np.array([[0, 0], [FACE_W - 1, 0], [FACE_W - 1, FACE_H - 1], [0, FACE_H - 1]], np.float32)
+            m = cv2.getPerspectiveTransform(src, quad.astype(np.float32))
+            warped = cv2.warpPerspective(face, m, (w, h), flags=cv2.INTER_AREA)
+            fm = cv2.warpPerspective(np.full((FACE_H, FACE_W), 255, np.uint8), m, (w, h)) > 127
+            # drop shadow
+            sh = cv2.GaussianBlur(fm.astype(np.float32), (0, 0), 3)
+            sh = np.roll(sh, (3, 3), axis=(0, 1))
+            img = (img.astype(np.float32) * (1 - 0.35 * sh[..., None] * (~fm)[..., None])).astype(np.uint8)
+            img[fm] = warped[fm]
+            occupancy[fm] = placed + 1
+            cards.append(SceneCard(code, quad))
+            placed += 1
+    if fingers and rng.random() < 0.3 and cards:
+        t = cards[int(rng.integers(len(cards)))]
+        c = t.quad.mean(axis=0)
+        fmask = np.zeros((h, w), np.uint8)
+        draw_finger(img, rng, (float(c[0]), float(c[1])), float(np.linalg.norm(t.quad[1] - t.quad[0]) * 0.4), fmask)
+        occupancy[fmask > 0] = -1
+    # visibility: each card's index corners (10% x 15% boxes at both ends)
+    for ci, sc in enumerate(cards):
+        vis = []
+        for corner in (0, 2):
+            q = sc.quad
+            o = q[corner]
+            u = (q[(corner + 1) % 4] - o) * 0.25
+            v = (q[(corner + 3) % 4] - o) * 0.28
+            region = np.array([o, o + u, o + u + v, o + v], np.float32)
+            m = _card_mask((h, w), region).astype(bool)
+            if m.sum() == 0:
+                vis.append(0.0)
+                continue
+            vis.append(float((occupancy[m] == ci + 1).mean()))
+        sc.visible_frac = max(vis)
+        sc.visible = sc.visible_frac > 0.7
+    # camera perspective: tilt the whole table
+    if rng.random() < 0.7:
+        d = rng.uniform(0, 0.08)
+        src = np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float32)
+        dst = src + rng.uniform(-d, d, (4, 2)).astype(np.float32) * np.array([w, h], np.float32)
+        pm = cv2.getPerspectiveTransform(src, dst)
+        img = cv2.warpPerspective(img, pm, (w, h), borderMode=cv2.BORDER_REFLECT)
+        for sc in cards:
+            sc.quad = cv2.perspectiveTransform(sc.quad.reshape(-1, 1, 2), pm).reshape(4, 2)
+    img = photometric(img, rng, strength=0.8)
+    return Scene(img, cards)
+
+
+def write_yolo_obb(scene: Scene, img_path: Path, label_path: Path, classes=("card", "back")) -> None:
+    """Write a scene as an image and a YOLO OBB label file (class x1 y1 ... x4 y4, normalised)."""
+    import cv2
+
+    h, w = scene.image.shape[:2]
+    cv2.imwrite(str(img_path), scene.image, [cv2.IMWRITE_JPEG_QUALITY, 90])
+    lines = []
+    for c in scene.cards:
+        cls = 1 if c.card == "back" else 0
+        q = c.quad / np.array([w, h], np.float32)
+        lines.append(f"{cls} " + " ".join(f"{v:.5f}" for v in np.clip(q, 0, 1).reshape(-1)))
+    label_path.write_text("\n".join(lines) + ("\n" if lines else ""))

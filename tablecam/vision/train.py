@@ -1,0 +1,142 @@
+"""Training recipe for the shipped card classifier (``tablecam train``).
+
+Runs in the training environment (``.venv-train`` with torch; the runtime
+never imports torch).  One stage = render a deterministic corner dataset
+from the training decks (never the held-out ones), train a small CNN on the
+CPU with a fixed seed, export it to ONNX next to a JSON file holding the
+class list and the recipe that made it.  A later stage may start from the
+previous stage's weights (``--init``).
+
+Why a CNN of our own rather than ``yolo11n-cls``: the corner crop is tiny
+(48x64) and the network needs ~0.5 MFLOP per crop to run under a
+millisecond per card in ONNX Runtime; a model this size trains in minutes on
+two cores.  See docs/vision-model.md for the measurements.
+"""
+
+from __future__ import annotations
+
+import json
+import platform
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+
+def build_net(n_classes: int, width: int = 16):
+    """Five 3x3 conv blocks (BN, ReLU), three max-pools, global average pool."""
+    import torch.nn as nn
+
+    def blk(i, o):
+        return [nn.Conv2d(i, o, 3, padding=1, bias=False), nn.BatchNorm2d(o), nn.ReLU(inplace=True)]
+
+    w = width
+    return nn.Sequential(
+        *blk(3, w), nn.MaxPool2d(2),
+        *blk(w, 2 * w), nn.MaxPool2d(2),
+        *blk(2 * w, 4 * w), *blk(4 * w, 4 * w), nn.MaxPool2d(2),
+        *blk(4 * w, 8 * w),
+        nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Dropout(0.2), nn.Linear(8 * w, n_classes),
+    )
+
+
+def _dataset(n: int, seed: int, cache: Path, progress: bool):
+    from .classify import CLASSES
+    from .faces import training_decks
+    from .synth import corner_dataset
+
+    decks = training_decks()
+    f = cache / f"corners-n{n}-s{seed}-d{len(decks)}.npz"
+    if f.exists():
+        z = np.load(f)
+        return z["x"], z["y"], decks
+    x, y = corner_dataset(n, decks, seed=seed, classes=CLASSES, progress=progress)
+    cache.mkdir(parents=True, exist_ok=True)
+    np.savez(f, x=x, y=y)
+    return x, y, decks
+
+
+def train_classifier(out_dir: Path, n: int = 30000, epochs: int = 8, seed: int = 0, threads: int = 2,
+                     init: Path | None = None, data_dir: Path = Path("data"), batch: int = 128,
+                     lr: float = 3e-3, progress: bool = True, width: int = 16) -> dict:
+    import torch
+    import torch.nn.functional as F
+
+    from .classify import CLASSES, INPUT_H, INPUT_W
+
+    t0 = time.time()
+    torch.manual_seed(seed)
+    np.random.seed(seed)
+    torch.set_num_threads(threads)
+    torch.use_deterministic_algorithms(True)
+    x, y, decks = _dataset(n, seed, data_dir, progress)
+    t_data = time.time() - t0
+    xt = torch.from_numpy(x)
+    yt = torch.from_numpy(y)
+    net = build_net(len(CLASSES), width)
+    if init:
+        net.load_state_dict(torch.load(init, map_location="cpu"))
+    opt = torch.optim.AdamW(net.parameters(), lr=lr, weight_decay=1e-4)
+    steps = epochs * ((len(xt) + batch - 1) // batch)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=lr, total_steps=steps, pct_start=0.15)
+    g = torch.Generator().manual_seed(seed)
+    bar = None
+    if progress:
+        try:
+            from tqdm import tqdm
+
+            bar = tqdm(total=steps, desc="train", unit="batch")
+        except ImportError:
+            bar = None
+    history = []
+    for ep in range(epochs):
+        net.train()
+        perm = torch.randperm(len(xt), generator=g)
+        tot, correct, loss_sum = 0, 0, 0.0
+        for i in range(0, len(xt), batch):
+            idx = perm[i:i + batch]
+            xb = xt[idx].float() / 255.0
+            # small translations: the localiser's corner is never exact
+            dx, dy = torch.randint(-3, 4, (2,), generator=g).tolist()
+            xb = torch.roll(xb, shifts=(dy, dx), dims=(2, 3))
+            yb = yt[idx]
+            out = net(xb)
+            loss = F.cross_entropy(out, yb, label_smoothing=0.05)
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            sched.step()
+            tot += len(yb)
+            correct += int((out.argmax(1) == yb).sum())
+            loss_sum += float(loss) * len(yb)
+            if bar:
+                bar.update(1)
+                bar.set_postfix(epoch=ep + 1, loss=f"{loss_sum / tot:.3f}", acc=f"{correct / tot:.3f}")
+        history.append({"epoch": ep + 1, "loss": round(loss_sum / tot, 4), "train_acc": round(correct / tot, 4)})
+        if not bar:
+            print(f"epoch {ep + 1}/{epochs} loss {loss_sum / tot:.3f} acc {correct / tot:.3f}", flush=True)
+    if bar:
+        bar.close()
+    out_dir.mkdir(parents=True, exist_ok=True)
+    torch.save(net.state_dict(), out_dir / "card_classifier.pt")
+    net.eval()
+    dummy = torch.zeros(1, 3, INPUT_H, INPUT_W)
+    onnx_path = out_dir / "card_classifier.onnx"
+    torch.onnx.export(net, dummy, str(onnx_path), input_names=["corners"], output_names=["logits"],
+                      dynamic_axes={"corners": {0: "n"}, "logits": {0: "n"}}, opset_version=17, dynamo=False)
+    wall = time.time() - t0
+    meta = {
+        "classes": CLASSES,
+        "input": {"shape": [3, INPUT_H, INPUT_W], "scale": "1/255", "channels": "BGR"},
+        "recipe": {
+            "command": " ".join(sys.argv),
+            "samples": int(len(xt)), "epochs": epochs, "seed": seed, "threads": threads,
+            "batch": batch, "lr": lr, "width": width, "init": str(init) if init else None,
+            "train_decks": decks, "data_seconds": round(t_data, 1), "wall_seconds": round(wall, 1),
+            "torch": torch.__version__, "machine": platform.processor() or platform.machine(),
+        },
+        "history": history,
+    }
+    (out_dir / "card_classifier.json").write_text(json.dumps(meta, indent=1))
+    return meta
