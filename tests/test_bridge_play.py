@@ -56,24 +56,29 @@ def test_law_54d_opening_lead_not_accepted_major_penalty_card():
 
 
 def test_law_56_defender_lead_not_accepted():
-    g = contract_game(22)
-    g.play_tricks(1)
-    leader = g.leader
-    wrong = nxt(leader, 1) if nxt(leader, 1) in "EW" else nxt(leader, 3)
-    if wrong == leader or wrong not in "EW":
-        wrong = "E" if leader != "E" else "W"
-    card = lowest(g.hands[wrong])
-    i = g.play(wrong, card)
-    k = g.retract(wrong, card)                 # taken back: not accepted
-    g.play_low()                               # the right player leads
-    out = g.run()
-    lot = kinds(out, "lead_out_of_turn")
-    assert lot[0]["seat"] == wrong and lot[0]["trick"] == 2 and lot[0]["event"] == i
-    assert lot[0]["rule"] in ("Law 56", "Law 55")
-    if lot[0]["rule"] == "Law 56":
-        assert lot[1]["accepted"] is False and lot[1]["event"] == k
+    for seed in range(22, 80):
+        g = contract_game(seed)
+        g.play_tricks(1)
+        if g.leader not in "NS":
+            continue
+        wrong = "E"                                # a defender leads while declarer's side is on lead
+        card = lowest(g.hands[wrong])
+        i = g.play(wrong, card)
+        k = g.retract(wrong, card)                 # taken back: not accepted
+        g.trick = []
+        g.penalty["E"] = [card]
+        g.play_tricks(13)
+        out = g.run()
+        lot = kinds(out, "lead_out_of_turn")
+        assert lot[0]["seat"] == "E" and lot[0]["trick"] == 2 and lot[0]["event"] == i
+        assert lot[0]["rule"] == "Law 56" and any("53A" in o for o in lot[0]["options"])
+        assert lot[1]["accepted"] is False and lot[1]["event"] == k and lot[1]["status"] == "corrected"
         pc = kinds(out, "penalty_card")
         assert pc[0]["major"] is True and pc[0]["card"] == card and pc[0]["rule"] == "Law 56"
+        assert pc[-1]["status"] == "rectified"    # played at the first legal opportunity
+        assert not kinds(out, "revoke") and result(out)["tricks"] == g.won("S")
+        return
+    raise AssertionError("no scenario")
 
 
 def test_law_55_declarer_lead_out_of_turn_not_accepted():

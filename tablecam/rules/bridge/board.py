@@ -1215,8 +1215,9 @@ class BridgeBoard(BoardEngine):
             complete = False
             if decl is not None:
                 side = decl & 1
-                if self.claim is not None:
-                    tricks = self.won[side] + claimed[side]
+                if self.claim is not None:  # the agreed claim decides, even if it does not fit the play
+                    cs, n, _ = self.claim
+                    tricks = n if (cs & 1) == side else 13 - n
                     complete = True
                 else:
                     tricks = self.won[side]
