@@ -26,7 +26,7 @@ def items(name: str) -> list:
     return list(load(str(DATA / name)))
 
 
-def events(its: list, board_no: int | None = None) -> list[Event]:
+def events(its: list) -> list[Event]:
     return [e for e in its if isinstance(e, Event)]
 
 
@@ -217,3 +217,20 @@ def test_damaged_real_file_never_crashes(pos, length):
     damaged = text[:pos] + text[pos + length:]
     out = list(pbn_events(damaged))
     assert all(isinstance(it, (Event, Finding)) for it in out)
+
+
+def test_a_real_players_revoke_still_reaches_the_engine():
+    """The reader only hides the archive's mistakes: a revoke the deal allows is the engine's to judge.
+
+    realbridge board 11, table 2: W (7643.QT3.32.KJ96) is made to discard H3 on the diamond
+    lead of trick 1 while holding D3, and to play D3 at trick 8 instead.
+    """
+    pytest.importorskip("tablecam.rules.bridge")
+    from tablecam.engine import replay
+
+    game = (DATA / "realbridge-sample.pbn").read_text().split("\n\n")[1]
+    game = game.replace("D4 DJ D3 D5", "D4 DJ H3 D5").replace("-  -  H3 - ", "-  -  D3 - ")
+    out = list(replay(pbn_events(game)))
+    assert not [f for f in out if f.kind == "archive_flaw"]
+    revokes = [f for f in out if f.kind == "revoke"]
+    assert revokes and revokes[0].seat == "W" and revokes[0].trick == 1
