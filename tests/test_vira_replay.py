@@ -132,3 +132,73 @@ def test_vira_event_schemas_survive_all_engines_loaded():
         assert "vira" in EVENT_TYPES[name].games, name
     out = Table().feed(read_events((DATA / "vira-L-party.jsonl").read_text().splitlines()))
     assert [f.kind for f in out] == ["score"] * 4
+
+
+def test_vira_random_event_streams_never_crash():
+    """Property: any sequence of well-formed Vira events folds without an engine error."""
+    from hypothesis import HealthCheck, given, settings
+    from hypothesis import strategies as st
+
+    from tablecam.cards import full_deck
+
+    seats = st.sampled_from("NESW")
+    cards = st.sampled_from([str(c) for c in full_deck()])
+    bids = st.sampled_from(["pass", "8-spel", "Gask", "Vingel", "Tringel 9", "Solo 7", "Gök", "Köpmisär på 3",
+                            "Solo petite misär ouverte royale", "Solo misär", "Turné"])
+    event = st.one_of(
+        st.builds(lambda t, c, f: {"type": "deal", "to": t, "card": c, "face_up": f},
+                  st.sampled_from(["N", "E", "S", "W", "talong"]), cards, st.booleans()),
+        st.builds(lambda s, b: {"type": "bid", "seat": s, "bid": b}, seats, bids),
+        st.builds(lambda s, n: {"type": "contract_choice", "seat": s, "name": n}, seats,
+                  st.sampled_from(["Gask på 3", "Solo 9", "Vingel 8", "Köpmisär på 6"])),
+        st.builds(lambda s, x: {"type": "trump", "seat": s, "suit": x}, seats, st.sampled_from(["S", "H", "misar"])),
+        st.builds(lambda k, s, cs: {"type": k, "seat": s, "cards": cs}, st.sampled_from(["buy", "discard", "show"]),
+                  seats, st.lists(cards, max_size=4)),
+        st.builds(lambda k, s, c: {"type": k, "seat": s, "card": c}, st.sampled_from(["play", "retract", "expose"]),
+                  seats, cards),
+        st.builds(lambda s, n: {"type": "claim", "seat": s, "tricks": n}, seats, st.integers(0, 13)),
+        st.builds(lambda o: {"type": "ruling", "outcome": o}, st.sampled_from(["hemma", "redeal", "continue", "x"])),
+        st.builds(lambda s: {"type": "sit_out", "seat": s}, seats),
+        st.just({"type": "settle", "pinnar": {"N": 1}, "bets": {"E": -1}}),
+        st.builds(lambda c: {"type": "talong_face_up", "card": c}, cards),
+    )
+
+    @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+    @given(st.lists(event, max_size=40), st.sampled_from("NESW"))
+    def run(evs, dealer):
+        lines = [json.dumps({"type": "board", "game": "vira", "board": 1, "dealer": dealer})]
+        lines += [json.dumps(e) for e in evs] + [json.dumps({"type": "end"})]
+        out = Table().feed(read_events(lines))
+        assert not [f for f in out if f.kind == "bad_event" and "Engine could not" in f.message], out
+        assert [f.kind for f in out].count("score") == 1
+
+    run()
+
+
+def test_vira_mutated_real_logs_never_crash():
+    """Property: dropping, repeating or swapping lines of the complete deals never breaks the engine."""
+    from hypothesis import HealthCheck, given, settings
+    from hypothesis import strategies as st
+
+    logs = [p.read_text(encoding="utf-8").splitlines() for p in FILES if "party" not in p.name]
+    op = st.tuples(st.sampled_from(["drop", "dup", "swap"]), st.integers(1, 10_000), st.integers(1, 10_000))
+
+    @settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+    @given(st.integers(0, len(logs) - 1), st.lists(op, min_size=1, max_size=6))
+    def run(which, ops):
+        lines = list(logs[which])
+        for kind, i, j in ops:
+            i, j = 1 + i % (len(lines) - 1), 1 + j % (len(lines) - 1)
+            if kind == "drop":
+                del lines[i]
+            elif kind == "dup":
+                lines.insert(j, lines[i])
+            else:
+                lines[i], lines[j] = lines[j], lines[i]
+        t = Table()
+        out = t.feed(read_events(lines))
+        assert not [f for f in out if f.kind == "bad_event" and "Engine could not" in f.message]
+        assert [f.kind for f in out].count("score") == 1
+        t.boards[-1].snapshot()
+
+    run()
