@@ -58,7 +58,8 @@ def kitty_lines(events: list[dict]) -> list[int]:
 
 
 ALL = ["plain-8-spades.jsonl", "sol-gaa-med.jsonl", "auction-example-2-ten.jsonl", "selvmakker-set.jsonl",
-       "vip-accepted-by-joiner.jsonl", "halve-partner-names-trump.jsonl"]
+       "vip-accepted-by-joiner.jsonl", "halve-partner-names-trump.jsonl", "bordlaegger-open-hand.jsonl",
+       "renons-makker-es.jsonl", "jernhaand-redeal.jsonl"]
 
 
 # -- Kortgivningen ------------------------------------------------------------
@@ -66,7 +67,7 @@ ALL = ["plain-8-spades.jsonl", "sol-gaa-med.jsonl", "auction-example-2-ten.jsonl
 @pytest.mark.parametrize("name", ALL)
 def test_whist_kortgivningen_clean_deals_have_no_irregularity(name):
     f = run(log(name))
-    assert {x["kind"] for x in f} <= {"score", "nolo_lost"}, f
+    assert {x["kind"] for x in f} <= {"score", "nolo_lost", "jernhand"}, f
     assert sum(score(f)["points"].values()) == 0  # zero-sum ("Pointene skal altid give 0")
 
 
@@ -552,3 +553,47 @@ def test_whist_omblanding_two_redeals_rectify_once():
     redeal = {"type": "redeal", "seat": "S"}
     f = run([ev[0]] + bad + [redeal] + bad[:5] + [redeal] + ev[1:])
     assert [x["status"] for x in only(f, "misdeal")] == ["pending", "rectified"]
+
+
+# -- Renons i Makker-es kulør ---------------------------------------------------
+
+def test_whist_renons_i_makker_es_kuloer_card_counts_as_the_ace_suit():
+    # N (declarer, void in diamonds) chose C3 to count as a diamond and played it when W led DA.
+    f, t = table(log("renons-makker-es.jsonl"))
+    assert {x["kind"] for x in f} == {"score"}
+    b = t.boards[0]
+    first_d = next(x for x in b.snapshot()["tricks"] if x["cards"][0]["card"] == "DA")
+    assert {"seat": "N", "card": "C3"} in first_d["cards"] and first_d["winner"] == "W"
+
+
+def test_whist_renons_i_makker_es_kuloer_card_must_follow_the_ace_suit():
+    ev = log("renons-makker-es.jsonl")
+    a = idx(ev, type="play", seat="N", card="C3")
+    b = idx(ev, type="play", seat="N", card="H2")
+    ev[a]["card"], ev[b]["card"] = "H2", "C3"  # N keeps the renons card back when diamonds are led
+    r = only(run(ev), "revoke")
+    assert r and r[0]["seat"] == "N" and r[0]["card"] == "H2" and r[0]["event"] == a
+
+
+@pytest.mark.parametrize("change,why", [
+    ({"seat": "E"}, "only the declarer"),
+    ({"card": "CA"}, None),  # a club counting as a diamond: allowed, any card of the hand
+])
+def test_whist_renons_i_makker_es_kuloer_who_and_what(change, why):
+    ev = log("renons-makker-es.jsonl")
+    ev[idx(ev, type="renons_card")].update(change)
+    f = only(run(ev), "renons_card_invalid")
+    if why is None:
+        assert not f
+    else:
+        assert f and why in f[0]["message"] and f[0]["rule"] == "Es-makker whist: Renons i Makker-es kulør"
+
+
+def test_whist_renons_i_makker_es_kuloer_too_late_or_not_void():
+    ev = log("renons-makker-es.jsonl")
+    r = ev.pop(idx(ev, type="renons_card"))
+    ev.insert(idx(ev, type="play") + 1, r)
+    assert "after the first trick" in only(run(ev), "renons_card_invalid")[0]["message"]
+    ev = log("plain-8-spades.jsonl")  # N holds hearts: the partner ace HA's suit
+    ev.insert(idx(ev, type="play"), {"type": "renons_card", "seat": "N", "card": "C9"})
+    assert "while holding H cards" in only(run(ev), "renons_card_invalid")[0]["message"]

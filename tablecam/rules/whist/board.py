@@ -29,7 +29,7 @@ from ...engine import BoardEngine
 from ...events import Event
 from ...findings import Finding, bad_event
 from ..pidro import parse_suit
-from ..tricks import RevokeTracker, Trick, legal_cards, load_ruleset, plain_suit, trick_winner
+from ..tricks import RevokeTracker, Trick, legal_cards, load_ruleset, trick_winner
 from . import events  # noqa: F401  (registers partner_ace, kitty_take, ...)
 from .auction import Auction
 from .bids import GAME, default_rules, is_jernhand, is_nolo, parse_bid
@@ -73,7 +73,8 @@ class WhistBoard(BoardEngine):
         self.trick: Trick | None = None
         self.partner: Seat | None = None
         self.ace_trick: int | None = None  # the trick in which the ace's suit was first led
-        self.revokes = RevokeTracker("next_trick", id_prefix=f"whist-{self.board}",
+        self.renons: tuple[Seat, Card] | None = None  # (declarer, card counting as the ace's suit)
+        self.revokes = RevokeTracker("next_trick", id_prefix=f"whist-{self.board}", suit_of=self._suit_of,
                                      exempt=lambda c: c.is_joker)
         self._ace_duty: Finding | None = None
         self.claimed: int | None = None
@@ -460,22 +461,54 @@ class WhistBoard(BoardEngine):
             self.kitty.append(card)
         return out
 
+    # -- Renons i Makker-es kulør -------------------------------------------------
+    def _suit_of(self, card: Card) -> str | None:
+        """A card's suit in this deal: jokers have none; the renons card counts as the ace's suit."""
+        if card.is_joker:
+            return None
+        if self.renons is not None and card == self.renons[1] and self.partner_ace is not None:
+            return self.partner_ace.suit
+        return card.suit
+
+    def _on_renons(self, ev: Event) -> list[Finding]:
+        out = self._need_auction_end(ev)
+        seat, card = ev.seat, ev.card
+        sec = "Renons i Makker-es kulør"
+        why = None
+        if self.play_started:
+            why = "after the first trick had begun; it must be chosen before"
+        elif seat != self.holder:
+            why = f"but only the declarer ({self.holder}) may do so"
+        elif self.partner_ace is None:
+            why = "before any partner ace was named"
+        elif any(c.suit == self.partner_ace.suit for c in self.hands[seat] if not c.is_joker):
+            why = f"while holding {self.partner_ace.suit} cards; only a player void in that suit may"
+        elif card not in self.hands[seat]:
+            why = "which is not in the hand"
+        if why is not None:
+            return out + [self._finding("renons_card_invalid", sec, f"{seat} chose {card} to count as the partner "
+                                        f"ace's suit {why}. It keeps its own suit.", ev, seat=str(seat),
+                                        status="pending", id=self._fid("renons", ev.index),
+                                        extra={"card": str(card)})]
+        self.renons = (seat, card)
+        return out
+
     # -- play (Jokere i udspillet, makker-es, revoke) ---------------------------
     def _led_suit(self, t: Trick) -> str | None:
         if not t.cards:
             return None
         first = t.cards[0][1]
         if not first.is_joker:
-            return first.suit
+            return self._suit_of(first)
         if self.rules.get("joker_lead_suit") == "next":
-            return next((c.suit for _, c in t.cards if not c.is_joker), None)
+            return next((self._suit_of(c) for _, c in t.cards if not c.is_joker), None)
         return None
 
     def _winner(self, t: Trick) -> Seat | None:
         """A led joker takes the trick (Jokere i udspillet); other jokers have no power."""
         if t.cards and t.cards[0][1].is_joker:
             return t.cards[0][0]
-        return trick_winner(t.cards, self.trump, plain_suit)
+        return trick_winner(t.cards, self.trump, self._suit_of)
 
     def _start_play(self, ev: Event) -> list[Finding]:
         out = self._need_auction_end(ev)
@@ -575,7 +608,7 @@ class WhistBoard(BoardEngine):
         if ace is None or is_nolo(self.high, self.rules):
             return []
         if not t.cards:  # a lead: is this the first time the ace's suit is led?
-            if self.ace_trick is None and not card.is_joker and card.suit == ace.suit:
+            if self.ace_trick is None and self._suit_of(card) == ace.suit:
                 self.ace_trick = t.number
         if self.ace_trick != t.number or ace not in hand or card == ace:
             return []
@@ -645,7 +678,7 @@ class WhistBoard(BoardEngine):
         handlers = {"call": self._on_call, "partner_ace": self._on_partner_ace, "trump": self._on_trump,
                     "turn_kitty": self._on_turn_kitty, "kitty_take": self._on_kitty, "kitty_give": self._on_kitty,
                     "play": self._on_play, "retract": self._on_retract, "redeal": self._on_redeal,
-                    "jernhand": self._on_jernhand, "claim": self._on_claim}
+                    "jernhand": self._on_jernhand, "claim": self._on_claim, "renons_card": self._on_renons}
         h = handlers.get(t)
         if h is not None:
             return out + h(event)
@@ -713,7 +746,7 @@ class WhistBoard(BoardEngine):
         s = self._expected_player()
         if s is None or self.trick is None:
             return []
-        return legal_cards(self.hands[s], self._led_suit(self.trick), plain_suit, lambda c: c.is_joker)
+        return legal_cards(self.hands[s], self._led_suit(self.trick), self._suit_of, lambda c: c.is_joker)
 
     def snapshot(self) -> dict[str, Any]:
         phase = "done" if self.finished else "play" if self.play_started else "exchange" if self.auction_over \

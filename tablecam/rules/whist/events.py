@@ -19,3 +19,6 @@ register_event_type("turn_kitty", {"card": "card"}, optional={"seat": "seat"}, g
                     doc="vip: one kitty card turned face up to show a trump suit (Påhæng: Vip)")
 register_event_type("jernhand", {"seat": "seat"}, games=("whist",),
                     doc="a player claims jernhånd: 13 cards without court cards, aces or jokers")
+register_event_type("renons_card", {"seat": "seat", "card": "card"}, games=("whist",),
+                    doc="the declarer, void in the partner ace's suit, picks a card (face down) that counts as "
+                        "that suit (Renons i Makker-es kulør)")
