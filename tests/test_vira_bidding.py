@@ -256,3 +256,22 @@ def test_vira_B1_laggarder_and_three_player_compensation():
     assert compensation(["S"], {"S": "N", "N": "S"}, None, table) == {"S": -3, "N": 3}
     assert compensation(["S", "N"], {"S": "N", "N": "S"}, None, table) == {}
     assert compensation(["S", "N"], {"S": "N", "N": "S"}, "W", table) == {"S": -1, "W": 2, "N": -1}
+
+
+def test_vira_A7_open_misar_hand_only_partly_shown():
+    evs = replay_raw("vira-solo-grande-misar-ouverte")
+    show = next(e for e in evs if e["type"] == "show")
+    hidden = show["cards"].pop()
+    out, b = fold(evs)
+    f = kinds(out, "open_misar_not_shown")
+    assert len(f) == 1 and f[0].to_dict()["hidden"] == [hidden] and f[0].rule == "Vira SM 2025 A.7"
+
+
+def test_vira_legal_plays_before_the_first_lead_is_forehands_hand():
+    evs = replay_raw("vira-8-spel-hemma")
+    first = next(i for i, e in enumerate(evs) if e["type"] == "play")
+    t = Table()
+    for i, e in enumerate(evs[:first]):
+        t.apply(parse_event(e, i))
+    b = t.board
+    assert b.phase == "purchase" and sorted(b.legal_plays()) == sorted(b.hands[b.forehand])

@@ -638,6 +638,16 @@ class ViraBoard(BoardEngine):
             self.flag("trump_choice", "trump_choice", f"No trump was named for {c.name} before the first lead.", ev,
                       seat=self.declarer, remedy="The declarer names trump; if the deal cannot go on he pays for a "
                       "lagd hand (G.1-G.2).")
+        if c is not None and self._misar_open() and self.declarer in self.shown and self.deal.known \
+                and not self._a7_done:
+            hidden = sorted(set(self.hands.get(self.declarer, [])) - set(self.shown[self.declarer]))
+            if hidden:
+                self._a7_done = True
+                self.flag("open_misar_not_shown", "open_misar", f"The declarer {self.declarer} laid up his hand in "
+                          f"{c.name} without {len(hidden)} card{'s' if len(hidden) > 1 else ''} "
+                          f"({', '.join(map(str, hidden))}) before the first lead.", ev, seat=self.declarer,
+                          remedy="The declarer lays those cards face up now; the director judges any damage.",
+                          hidden=[str(x) for x in hidden])
         if c is not None and self._misar_open() and self.declarer not in self.shown and not self._a7_done:
             self._a7_done = True
             self.flag("open_misar_not_shown", "open_misar", f"The declarer {self.declarer} has not laid his cards face "
@@ -1076,9 +1086,9 @@ class ViraBoard(BoardEngine):
 
     def legal_plays(self) -> list[Card]:
         """Oracle: cards the player on turn may play (must follow suit); [] outside play."""
-        if self.phase != "play" or not self.deal.known:
+        if self.phase not in ("play", "purchase") or not self.deal.known or self.declarer is None:
             return []
-        seat = self._expected_player()
+        seat = self._expected_player() if self.phase == "play" else self.forehand  # forehand leads first
         hand = self.hands.get(seat, [])
         led = self.trick.led_suit() if self.trick is not None and self.trick.cards else None
         return sorted(legal_cards(hand, led))
