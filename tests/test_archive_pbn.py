@@ -234,3 +234,23 @@ def test_a_real_players_revoke_still_reaches_the_engine():
     assert not [f for f in out if f.kind == "archive_flaw"]
     revokes = [f for f in out if f.kind == "revoke"]
     assert revokes and revokes[0].seat == "W" and revokes[0].trick == 1
+
+
+def test_unknown_call_stops_the_auction_and_is_reported():
+    text = (DATA / "realbridge-sample.pbn").read_text().split("\n\n")[1]
+    text = text.replace("1C =1= Pass 1NT =2= Pass", "1C =1= - 1NT =2= Pass")
+    its = list(pbn_events(text))
+    msgs = [f.message for f in flaws(its)]
+    assert any("'-' (an unknown call)" in m for m in msgs)
+    assert [e.call for e in its if isinstance(e, Event) and e.type == "call"] == []  # 1C alone fits no tag
+    assert [e.type for e in its if isinstance(e, Event)][-1] == "end"
+
+
+def test_hand_built_record_with_wrong_hand_sizes_is_skipped():
+    from tablecam.archive.record import BoardRecord, record_events
+    from tablecam.cards import full_deck
+
+    d = full_deck()
+    rec = BoardRecord(board=5, dealer=Seat.N, hands={Seat.N: d[:14], Seat.E: d[14:26], Seat.S: d[26:39], Seat.W: d[39:]})
+    out, nxt = record_events(rec, 7)
+    assert len(out) == 1 and out[0].kind == "archive_flaw" and out[0].board == 5 and nxt == 7

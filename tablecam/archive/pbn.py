@@ -326,7 +326,8 @@ def game_record(game: Game, tags: dict[str, str]) -> BoardRecord:
         rec.auction_start = _SEATS.get(start.strip().upper()[:1])
         notes = _notes(game.notes)
         calls = rec.calls
-        for tok in game.sections.get("Auction", ()):
+        toks = game.sections.get("Auction", ())
+        for k, tok in enumerate(toks):
             call = parse_call(tok)
             if call is not None:
                 calls.append(call)
@@ -336,6 +337,10 @@ def game_record(game: Game, tags: dict[str, str]) -> BoardRecord:
                 rec.all_pass = True
                 break
             if up in ("*", "-", "+"):
+                rest = [t for t in toks[k + 1:] if parse_call(t) or t.upper() == "AP"]
+                if rest:
+                    flaws.append(f"the auction has {tok!r} (an unknown call) before {len(rest)} more; "
+                                 f"it is read up to the {tok!r}")
                 break
             m = _NOTE.match(tok)
             if m:

@@ -278,15 +278,20 @@ def record_events(rec: BoardRecord, index: int = 0) -> tuple[list[Event | Findin
     problem = None
     if dealer is None:
         problem = "has no dealer"
-    elif hands is None or len(hands) != 4:
+    elif hands is None or set(hands) != set(SEATS):
         problem = "has no complete deal"
+    elif any(len(h) != 13 for h in hands.values()):
+        problem = "does not deal 13 cards to each player"
     else:
         ids = {id(c) for h in hands.values() for c in h}
         if len(ids) != 52 or not ids <= _VALUE.keys():
-            hands = {s: [_canon(c) for c in h] for s, h in hands.items()}
-            ids = {id(c) for h in hands.values() for c in h}
-            if len(ids) != 52 or any(len(h) != 13 for h in hands.values()):
-                problem = "does not deal 13 different cards to each player"
+            try:  # cards built by hand rather than the interned ones
+                hands = {s: [_canon(c) for c in h] for s, h in hands.items()}
+            except ValueError:
+                hands = None
+            ids = {id(c) for h in (hands or {}).values() for c in h}
+            if len(ids) != 52 or not ids <= _VALUE.keys():
+                problem = "does not deal 52 different cards"
     if problem is not None:
         out.append(_flaw(rec, f"{_where(rec)}: the record {problem}; the table result is skipped.",
                          "incomplete_deal", index))
