@@ -240,3 +240,25 @@ def test_legal_calls_oracle():
     b = g.engine()
     legal = b.legal_calls()
     assert legal[:2] == ["P", "X"] and "1S" not in legal and "1N" in legal and "XX" not in legal
+
+
+def test_accept_event_records_the_choice():
+    # LHO explicitly refuses the insufficient bid; the offender then corrects it.
+    g = Game(seed=19, dealer="N")
+    g.calls("1S", "1H")
+    no = g.add(type="accept", seat="S", accepted=False)
+    g.calls("2H", "P", "P", "P", first="E")
+    out = g.run()
+    ins = kinds(out, "insufficient_bid")
+    assert [f["status"] for f in ins] == ["pending", "pending", "corrected"]
+    assert ins[1]["event"] == no and ins[1]["accepted"] is False and ins[2]["rule"] == "Law 27B1"
+    assert result(out)["contract"] == "2H"
+    # A call out of turn refused: the auction goes back to the player whose turn it was.
+    g = Game(seed=19, dealer="N")
+    g.calls("1D", first="W")
+    g.add(type="accept", seat="N", accepted=False)
+    g.calls("1C", "P", "P", "P", first="N")
+    out = g.run()
+    oot = kinds(out, "call_out_of_turn")
+    assert oot[-1]["status"] == "corrected" and oot[-1]["rule"] == "Law 29B"
+    assert result(out)["contract"] == "1C" and result(out)["declarer"] == "N"

@@ -58,3 +58,45 @@ def test_legal_board_is_clean_and_oracle_matches(seed, dealer, declarer, bid, cl
     snap = board.snapshot()
     assert [x["winner"] for x in snap["tricks"]] == [w for _, _, w in g.tricks]
     assert snap["tricks_won"]["NS"] == g.won("N") and snap["tricks_won"]["EW"] == g.won("E")
+
+
+CARDS = [s + r for s in "SHDC" for r in "AKQJT98765432"]
+EVENT = st.one_of(
+    st.builds(lambda s, c: {"type": "deal", "to": s, "card": c}, st.sampled_from(SEATS), st.sampled_from(CARDS)),
+    st.builds(lambda s, c: {"type": "call", "seat": s, "call": c}, st.sampled_from(SEATS),
+              st.sampled_from(["P", "X", "XX", "1C", "1S", "2H", "3N", "7N", "1Z", "Pass"])),
+    st.builds(lambda s, c: {"type": "play", "seat": s, "card": c}, st.sampled_from(SEATS), st.sampled_from(CARDS)),
+    st.builds(lambda s, c: {"type": "retract", "seat": s, "card": c}, st.sampled_from(SEATS),
+              st.sampled_from(CARDS)),
+    st.builds(lambda s, c, d: {"type": "expose", "seat": s, "card": c, "deliberate": d}, st.sampled_from(SEATS),
+              st.sampled_from(CARDS), st.booleans()),
+    st.builds(lambda s, n: {"type": "claim", "seat": s, "tricks": n}, st.sampled_from(SEATS), st.integers(0, 14)),
+    st.builds(lambda s, a, law: {"type": "accept", "seat": s, "accepted": a, "law": law}, st.sampled_from(SEATS),
+              st.booleans(), st.sampled_from(["", "54A"])),
+    st.builds(lambda s, su, d: {"type": "lead_demand", "seat": s, "suit": su, "demand": d}, st.sampled_from(SEATS),
+              st.sampled_from("SHDCX"), st.sampled_from(["require", "forbid", "maybe"])),
+    st.builds(lambda c, s: {"type": "contract", "contract": c, "declarer": s}, st.sampled_from(["4S", "3NTX", "Pass", "9Q"]),
+              st.sampled_from(SEATS)),
+    st.just({"type": "end"}),
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(seed=st.integers(0, 1000), prefix=st.integers(0, 120), noise=st.lists(EVENT, max_size=40),
+       positions=st.lists(st.integers(0, 200), max_size=40))
+def test_garbage_never_crashes_the_engine(seed, prefix, noise, positions):
+    """Irregular, impossible and out-of-order events are findings, never engine errors."""
+    g = Game(seed=seed, dealer="NESW"[seed % 4])
+    g.bid_and_set("4S", "NESW"[(seed // 4) % 4])
+    g.play_tricks(13)
+    events = g.events[:1] + g.events[1:][:prefix]
+    for ev, pos in zip(noise, positions):
+        events.insert(1 + pos % len(events), ev)
+    t = Table()
+    out = t.feed(parse_event(e, i) for i, e in enumerate(events))
+    crashes = [f for f in out if f.kind == "bad_event" and "Engine could not" in f.message]
+    assert not crashes, crashes[0].message
+    assert sum(1 for f in out if f.kind == "result") == 1 or any(e["type"] == "end" for e in events)
+    board = t.boards[-1]
+    board.snapshot()
+    board.legal_plays()

@@ -1079,6 +1079,15 @@ class BridgeBoard(BoardEngine):
         if a.pending is not None:
             kind, o, f, snap, info = a.pending
             a.pending = None
+            if not yes and kind != "oot":
+                # Laws 27B / 36A: the offender must now substitute a call; his next call resolves it.
+                a.revert(snap)
+                a.turn = o
+                a.pending = (kind, o, f, snap, info)
+                rule = "Law 27B" if kind == "insufficient" else "Law 36A"
+                return [self._update(f, ev, "pending", f"{SEAT_LETTERS[o]}'s {f.kind.replace('_', ' ')} was not "
+                                     f"accepted; {SEAT_LETTERS[o]} must substitute a legal call ({rule}).",
+                                     rule=rule, accepted=False)]
             if yes:
                 if a.calls and a.calls[-1][2] in ("irregular", "cancelled") and kind != "inadmissible":
                     a.calls[-1][2] = "accepted"
@@ -1087,11 +1096,9 @@ class BridgeBoard(BoardEngine):
                                         f"accepted ({rule}).", rule=rule, accepted=True))
             else:
                 a.revert(snap)
-                if kind != "oot":
-                    a.turn = o
-                rule = {"insufficient": "Law 27B", "inadmissible": "Law 36A", "oot": "Law 29B"}[kind]
-                out.append(self._update(f, ev, "pending", f"{SEAT_LETTERS[o]}'s {f.kind.replace('_', ' ')} was not "
-                                        f"accepted; the call is cancelled ({rule}).", rule=rule, accepted=False))
+                out.append(self._update(f, ev, "corrected", f"{SEAT_LETTERS[o]}'s call out of turn was not "
+                                        f"accepted; it is cancelled and the auction goes back to {SEAT_LETTERS[info]} "
+                                        "(Law 29B).", rule="Law 29B", accepted=False))
             return out
         return [self._bad("'accept' event with no irregularity waiting for a choice; skipped.", ev)]
 
