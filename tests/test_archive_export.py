@@ -72,9 +72,9 @@ def test_real_files_round_trip_exactly():
     for fmt in ("pbn", "lin"):
         _, second = roundtrip(first, fmt)
         a, b = evs(first), evs(second)
-        if fmt == "lin":  # LIN holds no event/site/date tags
+        if fmt == "lin":  # LIN holds no event/site/date/scoring tags
             for x in a + b:
-                for k in ("event", "site", "date"):
+                for k in ("event", "site", "date", "scoring"):
                     x[1].pop(k, None)
         assert a == b, fmt
 

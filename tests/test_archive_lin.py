@@ -34,7 +34,7 @@ def plain(its) -> list[tuple]:
     for e in its:
         if isinstance(e, Event):
             d = dict(e.data)
-            for k in ("event", "site", "date", "room"):
+            for k in ("event", "site", "date", "scoring", "room"):
                 d.pop(k, None)
             out.append((e.type, d))
     return out
@@ -127,3 +127,15 @@ def test_unknown_keys_are_reported_once():
 def test_any_text_never_crashes_the_reader(text):
     for it in lin_events(text):
         assert isinstance(it, (Event, Finding))
+
+
+def test_tablecam_replay_reads_lin(tmp_path):
+    import json
+    import subprocess
+    import sys
+
+    p = subprocess.run([sys.executable, "-m", "tablecam", "replay", str(DATA / "vugraph.lin"), "--json"],
+                       capture_output=True, text=True, timeout=120)
+    assert p.returncode == 0, p.stderr
+    lines = [json.loads(x) for x in p.stdout.splitlines()]
+    assert [(d["kind"], d["contract"], d["tricks"]) for d in lines] == [("result", "Pass", None), ("result", "1N", 8)]

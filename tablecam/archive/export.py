@@ -6,7 +6,7 @@ board, so anything tablecam can read - a live table's log, a PBN or a LIN
 archive - can be written in any of the three formats:
 
 - **PBN**: the export tag set (Event, Site, Date, Board, the four players,
-  Dealer, Vulnerable, Deal, Declarer, Contract, Result), an Auction section
+  Dealer, Vulnerable, Deal, Scoring, Declarer, Contract, Result), an Auction section
   (with ``=n=`` note references and Note tags) and a Play section in PBN 2.1
   form: one row per trick, cards in fixed seat columns starting from the
   opening leader, ``-`` for a card not played and ``*`` when the record stops
@@ -42,6 +42,7 @@ hold them; a PBN comment says so).
 [Dealer "N"]
 [Vulnerable "None"]
 [Deal "N:AKQJ.AKQ.AKQ.AKQ T987.JT9.JT9.JT9 6543.876.876.876 2.5432.5432.5432"]
+[Scoring ""]
 [Declarer "N"]
 [Contract "7NT"]
 [Result "13"]
@@ -203,6 +204,7 @@ def write_pbn_game(r: TableResult, fp: IO[str]) -> None:
     hands = [r.hands.get(s) for s in SEATS]
     deal = " ".join(hand_str(h) if h else "-" for h in hands)
     lines.append(f'[Deal "N:{deal}"]')
+    lines.append(f'[Scoring "{_esc(r.get("scoring", ""))}"]')
     contract, declarer = r.outcome()
     lines.append(f'[Declarer "{declarer or ""}"]')
     lines.append(f'[Contract "{_pbn_contract(contract)}"]')

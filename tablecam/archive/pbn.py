@@ -296,7 +296,7 @@ def game_record(game: Game, tags: dict[str, str]) -> BoardRecord:
         if problem:
             flaws.append(problem)
     info: dict[str, Any] = {}
-    for tag, key in (("Event", "event"), ("Site", "site"), ("Date", "date")):
+    for tag, key in (("Event", "event"), ("Site", "site"), ("Date", "date"), ("Scoring", "scoring")):
         v = tags.get(tag)
         if v and v != "?":
             info[key] = v
