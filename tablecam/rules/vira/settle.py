@@ -21,9 +21,22 @@ Two levels, because the rules have two:
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Iterable
 
 from .table import Contract, ViraRules
+
+@dataclass
+class Forced:
+    """An outcome imposed by an irregularity (G, H, J, C.14), with the section that imposed it."""
+
+    event: int | None
+    outcome: str  # hemma | bet | kodilj | lagd | neither | felekartering_declarer
+    reason: str
+    bets: dict[str, int] | None = None
+    column: int | None = None
+    played_on: bool = False  # H.2: both defenders chose to play on
+
 
 COLOURS = {"S": "black", "C": "black", "H": "red", "D": "red"}
 COLUMN_NAMES = ("ofärg/misär", "andra färg", "högsta färg")

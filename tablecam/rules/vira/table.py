@@ -43,6 +43,23 @@ def norm(text: str) -> str:
     return t
 
 
+SUIT_WORDS = {"s": "S", "h": "H", "d": "D", "c": "C", "spader": "S", "hjarter": "H", "ruter": "D", "klover": "C",
+              "spades": "S", "hearts": "H", "diamonds": "D", "clubs": "C", "♠": "S", "♥": "H", "♦": "D", "♣": "C"}
+MISAR_WORDS = {"misar", "misere", "none", "-", "ingen"}
+
+
+def parse_suit(text: Any) -> str | None:
+    """A suit letter from a trump or bid field; ``""`` for misär; None if unknown.
+
+    >>> parse_suit("spader"), parse_suit("♥"), parse_suit("Misär"), parse_suit("purple")
+    ('S', 'H', '', None)
+    """
+    t = norm(str(text))
+    if t in MISAR_WORDS:
+        return ""
+    return SUIT_WORDS.get(t) or SUIT_WORDS.get(str(text).strip())
+
+
 @dataclass(frozen=True)
 class Contract:
     """One row of the bid table (or an unspecified family bid such as 'gask')."""
