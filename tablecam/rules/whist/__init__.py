@@ -1,6 +1,7 @@
 """Es-makker whist (Danish), rules ``shared/rules/esmakker-whist-regler.da.txt``.
 
-:mod:`.board` folds one deal's events (``WhistBoard``), :mod:`.bids` parses and
+:mod:`.board` folds one deal's events (``WhistBoard``), :mod:`.deal` checks the dealing,
+:mod:`.auction` runs the duel auction, :mod:`.bids` parses and
 orders bids from the ladder, :mod:`.scoring` settles the zero-sum points and
 :mod:`.events` registers the game's event types. See ``docs/whist.md``.
 """

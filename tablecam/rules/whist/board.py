@@ -33,6 +33,7 @@ from ..tricks import RevokeTracker, Trick, legal_cards, load_ruleset, trick_winn
 from . import events  # noqa: F401  (registers partner_ace, kitty_take, ...)
 from .auction import Auction
 from .bids import GAME, default_rules, is_jernhand, is_nolo, parse_bid
+from .deal import Deal
 from .scoring import settle
 
 RULE = "Es-makker whist"
@@ -105,100 +106,76 @@ class WhistBoard(BoardEngine):
 
     # -- the deal (Kortgivningen, Jernhånd, Omblanding) ------------------------
     def _reset_deal(self) -> None:
-        self.hands: dict[Seat, list[Card]] = {s: [] for s in Seat}
-        self.dealt: dict[Seat, list[Card]] = {s: [] for s in Seat}
-        self.kitty: list[Card] = []
-        self.dealt_kitty: list[Card] = []
-        self.seen: dict[Card, int] = {}
-        self.deal_count = 0
-        self.last_to: Seat | str | None = None
-        self.last_seat: Seat | None = None
-        self.last_deal_event: Event | None = None
-        self.deal_closed = False
-        self.order_flagged = False
-        self.kitty_row_flagged = False
+        self.deal = Deal(self.dealer, self.rules["deal"])
+        self.hands: dict[Seat, list[Card]] = {s: [] for s in Seat}  # cards held now
+        self.kitty: list[Card] = []  # the kitty now (after any exchange)
 
-    def _misdeal(self, why: str, ev: Event | None, fid: str, **extra: Any) -> Finding:
-        return self._finding("misdeal", "Kortgivningen", why, ev, seat=str(self.dealer), status="pending",
-                             options=["redeal"], remedy="Omblanding: the cards are shuffled and dealt again.",
-                             id=fid, extra=extra)
+    dealt = property(lambda self: self.deal.dealt)
+    dealt_kitty = property(lambda self: self.deal.kitty)
+    deal_closed = property(lambda self: self.deal.closed)
+
+    def _misdeal(self, why: str, index: int | None, fid: str, **extra: Any) -> Finding:
+        """Kortgivningen: "Ved ureglementeret kortgivning er der omblanding" (always a redeal)."""
+        return self.emit(Finding("misdeal", f"{RULE}: Kortgivningen", why, self.board, index, str(self.dealer),
+                                 status="pending", options=["redeal"],
+                                 remedy="Omblanding: the cards are shuffled and dealt again.", id=fid, extra=extra))
 
     def _on_deal(self, ev: Event) -> list[Finding]:
         out: list[Finding] = []
         card: Card = ev.card
         to = ev.get("to")
-        total = 52 + int(self.rules["deal"]["jokers"])
-        n = self.seen.get(card, 0) + 1
-        self.seen[card] = n
-        if n > (int(self.rules["deal"]["jokers"]) if card.is_joker else 1):
-            what = f"a joker number {n}; the pack has {self.rules['deal']['jokers']}" if card.is_joker else \
-                "it was already dealt in this board"
-            out.append(self._finding("duplicate_card", "Kortgivningen", f"{card} was dealt to {to} but {what}.",
-                                     ev, status="pending", options=["find the stray card", "redeal"],
-                                     id=self._fid("duplicate", card, ev.index), extra={"card": str(card)}))
-        self.deal_count += 1
         if ev.get("face_up"):
             out.append(self._finding("card_exposed_in_deal", "Omblanding", f"{card} was turned face up while "
                                      f"dealing to {to}; other dealing errors that are corrected need no redeal.",
                                      ev, seat=str(self.dealer), status="info",
                                      options=["play on", "redeal, if asked before anyone looked at their cards"],
                                      extra={"card": str(card)}))
-        if to == "talong":
-            to = "kitty"
-        if to == "kitty":
-            if self.last_to == "kitty" and not self.kitty_row_flagged:
-                self.kitty_row_flagged = True
+        for what, d in self.deal.add(to, card, ev.index):
+            if what == "duplicate":
+                why = (f"a joker number {d['n']}; the pack has {self.deal.jokers}" if card.is_joker
+                       else "it was already dealt in this board")
+                out.append(self._finding("duplicate_card", "Kortgivningen", f"{card} was dealt to {to} but {why}.",
+                                         ev, status="pending", options=["find the stray card", "redeal"],
+                                         id=self._fid("duplicate", card, ev.index), extra={"card": str(card)}))
+            elif what == "kitty_row":
                 out.append(self._misdeal("Two cards in a row went to the kitty; only one kitty card may be laid "
-                                         "between cards to the hands.", ev, self._fid("misdeal", "kitty-row")))
-            self.kitty.append(card)
-            self.dealt_kitty.append(card)
-            if self.deal_count == total:
+                                         "between cards to the hands.", ev.index, self._fid("misdeal", "kitty-row")))
+            elif what == "kitty_last":
                 out.append(self._misdeal("The last card of the deal went to the kitty; it must go to a hand.",
-                                         ev, self._fid("misdeal", "kitty-last")))
-        else:
-            # clockwise from the dealer's left; a packet may hold several cards to the same seat
-            allowed = [self.forhaand] if self.last_seat is None else [self.last_seat, self.last_seat.next()]
-            if to not in allowed and not self.order_flagged:
-                self.order_flagged = True
+                                         ev.index, self._fid("misdeal", "kitty-last")))
+            elif what == "out_of_order":
                 out.append(self._finding(
                     "deal_out_of_order", "Kortgivningen", f"{card} went to {to} out of the clockwise order "
-                    f"(expected {allowed[-1]}); cards are always dealt clockwise from the dealer's left.", ev,
+                    f"(expected {d['expected']}); cards are always dealt clockwise from the dealer's left.", ev,
                     seat=str(self.dealer), status="pending",
                     options=["correct the hands (Omblanding: no redeal once corrected)",
                              "redeal, if asked before anyone looked at their cards"],
-                    id=self._fid("order"), extra={"expected_seat": str(allowed[-1])}))
+                    id=self._fid("order"), extra={"expected_seat": str(d["expected"])}))
+        if isinstance(to, Seat):
             self.hands[to].append(card)
-            self.dealt[to].append(card)
-            self.last_seat = to
-        self.last_to = to
-        self.last_deal_event = ev
+        else:
+            self.kitty.append(card)
         return out
 
     def _close_deal(self, ev: Event) -> list[Finding]:
-        if self.deal_closed or not self.deal_count:
-            self.deal_closed = True
-            return []
-        self.deal_closed = True
         out: list[Finding] = []
-        total = 52 + int(self.rules["deal"]["jokers"])
-        last = self.last_deal_event
-        if self.last_to == "kitty" and self.deal_count != total:
-            out.append(self._misdeal("The last card of the deal went to the kitty; it must go to a hand.", last,
-                                     self._fid("misdeal", "kitty-last")))
-        k = int(self.rules["deal"]["kitty"])
-        if len(self.kitty) != k:
-            out.append(self._misdeal(f"The kitty holds {len(self.kitty)} cards instead of {k}.", ev,
-                                     self._fid("misdeal", "kitty-count"), count=len(self.kitty), expected=k))
-        each = int(self.rules["deal"]["cards_each"])
-        for s in Seat:
-            if len(self.dealt[s]) != each:
+        for what, d in self.deal.close():
+            if what == "kitty_last":  # reported at the card itself
+                out.append(self._misdeal("The last card of the deal went to the kitty; it must go to a hand.",
+                                         self.deal.last_index, self._fid("misdeal", "kitty-last")))
+            elif what == "kitty_count":
+                out.append(self._misdeal(f"The kitty holds {d['count']} cards instead of {d['expected']}.", ev.index,
+                                         self._fid("misdeal", "kitty-count"), **d))
+            elif what == "wrong_count":
+                s = d["seat"]
                 out.append(self._finding("wrong_card_count", "Kortgivningen",
-                                         f"{s} was dealt {len(self.dealt[s])} cards instead of {each}.", ev,
+                                         f"{s} was dealt {d['count']} cards instead of {d['expected']}.", ev,
                                          seat=str(s), status="pending",
                                          options=["correct the hand (Omblanding)", "redeal"],
                                          id=self._fid("count", s),
-                                         extra={"count": len(self.dealt[s]), "expected": each}))
-            elif is_jernhand(self.dealt[s]):
+                                         extra={"count": d["count"], "expected": d["expected"]}))
+            elif what == "jernhand":
+                s = d["seat"]
                 out.append(self._finding("jernhand", "Jernhånd", f"{s} holds jernhånd (no ace, court card or "
                                          "joker) and may have the deal restarted.", ev, seat=str(s),
                                          status="info", options=["declare jernhånd: redeal", "play the cards"],
