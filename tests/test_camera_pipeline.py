@@ -138,7 +138,11 @@ def test_unreadable_frames_cost_nothing_but_themselves():
 @pytest.mark.slow
 def test_full_deal_with_shipped_model(tmp_path):
     pytest.importorskip("tablecam.vision.detector")
+    from tablecam.vision.classify import MODELS_DIR
     from tablecam.vision.faces import HELD_OUT_DECKS
+
+    if not (MODELS_DIR / "card_classifier.onnx").exists():
+        pytest.skip("the card model is not shipped yet (models/card_classifier.onnx)")
 
     opt = SimOptions(fps=25, seed=21, deck=HELD_OUT_DECKS[0])
     tp, _, _ = render_video(random_deal_log(21, tricks=13), tmp_path / "deal.mp4", opt)

@@ -66,25 +66,43 @@ class Reading:
 
 
 def default_classifier() -> Callable[[np.ndarray], Reading]:
-    """The shipped model's card classifier (imported on first use)."""
+    """The shipped model's card classifier (loaded on first use).
+
+    Raises ``RuntimeError`` with a clear reason when the model is missing.
+    """
     try:
         from . import detector
-    except ImportError as e:
-        raise RuntimeError(f"the card model is not available (tablecam.vision.detector: {e})") from None
 
-    classes = getattr(detector, "CLASSES", None) or getattr(detector, "CARD_CLASSES", None)
-    if classes is None:
-        try:
-            from .faces import ALL_CODES
-            classes = ALL_CODES
-        except ImportError:
-            classes = None
+        det = detector.load_detector()
+    except Exception as e:  # ImportError, a missing or unreadable model file (onnxruntime's own errors)
+        raise RuntimeError(f"the card model is not available ({type(e).__name__}: {e})") from None
 
     def classify(crop: np.ndarray) -> Reading:
-        card, conf, probs = detector.classify_card(crop)
-        return Reading(str(card), float(conf), probs, list(classes) if classes is not None else None)
+        card, conf, probs = det.classify_card(crop)
+        return Reading(str(card), float(conf), probs)
 
     return classify
+
+
+def _grow(q: np.ndarray, mm: float) -> np.ndarray:
+    """Move each corner ``mm`` further from the centre (along the diagonal)."""
+    c = q.mean(0)
+    d = q - c
+    n = np.linalg.norm(d, axis=1, keepdims=True)
+    return c + d * (1 + mm / np.maximum(n, 1e-6))
+
+
+def _grow_sides(q: np.ndarray, mm: float) -> np.ndarray:
+    """Push each side of a rectangle ``mm`` outwards (a margin of ``mm`` all round)."""
+    q = np.asarray(q, np.float64)
+    c = q.mean(0)
+    e1 = (q[1] - q[0]) / max(np.linalg.norm(q[1] - q[0]), 1e-6)
+    e2 = (q[3] - q[0]) / max(np.linalg.norm(q[3] - q[0]), 1e-6)
+    out = []
+    for p in q:
+        d = p - c
+        out.append(p + np.sign(d @ e1) * mm * e1 + np.sign(d @ e2) * mm * e2)
+    return np.array(out)
 
 
 def _as_reading(r: Any) -> Reading:
@@ -166,20 +184,62 @@ class CameraPipeline:
         return cv2.warpPerspective(small, self._view_H, self._view_size, flags=cv2.INTER_LINEAR)
 
     # -- classification ----------------------------------------------------
-    def crop_card(self, img: np.ndarray, quad_view: np.ndarray, grow_mm: float = 1.5) -> np.ndarray:
-        """The card under ``quad_view`` cut from the full frame, upright, 250x350."""
+    def crop_card(self, img: np.ndarray, quad_view: np.ndarray, grow_mm: float = 1.5,
+                  refine: bool = True) -> np.ndarray:
+        """The card under ``quad_view`` cut from the full frame, upright, 250x350.
+
+        The view's quad is only good to a pixel of the view (2 mm); so the
+        card is first cut loosely, with a margin, then its edges are found
+        again in that full-resolution cut and the final crop follows them.
+        """
         import cv2
 
         assert self.cal is not None
         q = np.asarray(quad_view, np.float64) / self.cfg.px_per_mm       # view px -> mm
-        c = q.mean(0)
-        d = q - c
-        n = np.linalg.norm(d, axis=1, keepdims=True)
-        q = c + d * (1 + grow_mm / np.maximum(n, 1e-6))
-        src = order_quad(self.cal.table_to_image(q)).astype(np.float32)
-        dst = np.array([[0, 0], [CROP_W - 1, 0], [CROP_W - 1, CROP_H - 1], [0, CROP_H - 1]], np.float32)
+        if refine:
+            better = self._refine(img, q)
+            if better is not None:
+                return self._warp(img, better)
+        return self._warp(img, order_quad(self.cal.table_to_image(_grow(q, grow_mm))))
+
+    def _warp(self, img: np.ndarray, src: np.ndarray, size: tuple[int, int] = (CROP_W, CROP_H)) -> np.ndarray:
+        import cv2
+
+        w, h = size
+        dst = np.array([[0, 0], [w - 1, 0], [w - 1, h - 1], [0, h - 1]], np.float32)
+        M = cv2.getPerspectiveTransform(np.asarray(src, np.float32), dst)
+        return cv2.warpPerspective(img, M, (w, h), flags=cv2.INTER_CUBIC, borderMode=cv2.BORDER_REPLICATE)
+
+    def _refine(self, img: np.ndarray, q_mm: np.ndarray, margin_mm: float = 5.0) -> np.ndarray | None:
+        """The card's exact corners (image px), found in a loose full-resolution cut."""
+        import cv2
+
+        assert self.cal is not None
+        ppm = 4.0
+        cw, ch = self.cfg.card_mm
+        W, H = int((cw + 2 * margin_mm) * ppm), int((ch + 2 * margin_mm) * ppm)
+        src = order_quad(self.cal.table_to_image(_grow_sides(q_mm, margin_mm))).astype(np.float32)
+        dst = np.array([[0, 0], [W - 1, 0], [W - 1, H - 1], [0, H - 1]], np.float32)
         M = cv2.getPerspectiveTransform(src, dst)
-        return cv2.warpPerspective(img, M, (CROP_W, CROP_H), flags=cv2.INTER_CUBIC, borderMode=cv2.BORDER_REPLICATE)
+        cut = cv2.warpPerspective(img, M, (W, H), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+        hsv = cv2.cvtColor(cut, cv2.COLOR_BGR2HSV)
+        v, s = hsv[..., 2], hsv[..., 1]
+        b = max(3, int(margin_mm * ppm / 3))
+        border = np.concatenate([v[:b].ravel(), v[-b:].ravel(), v[:, :b].ravel(), v[:, -b:].ravel()])
+        tv = max(float(np.median(border)), 8.0)
+        mask = ((v > self.cfg.white_ratio * tv) & (s < self.cfg.max_saturation)).astype(np.uint8)
+        mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, np.ones((7, 7), np.uint8))
+        cnts, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+        if not cnts:
+            return None
+        c = max(cnts, key=cv2.contourArea)
+        (_, _), (rw, rh), _ = rect = cv2.minAreaRect(c)
+        short, long_ = sorted((rw, rh))
+        if not (0.85 * cw * ppm <= short <= 1.15 * cw * ppm and 0.85 * ch * ppm <= long_ <= 1.15 * ch * ppm):
+            return None
+        box = cv2.boxPoints(rect).reshape(-1, 1, 2).astype(np.float64)
+        back = cv2.perspectiveTransform(box, np.linalg.inv(M)).reshape(4, 2)
+        return order_quad(back)
 
     def classify(self, crop: np.ndarray) -> Reading:
         if self._classify is None:
@@ -218,6 +278,8 @@ class CameraPipeline:
         if r.card == "back":
             self.tracker.place(rest, {"kind": "back", "zone": zone.name})
             return []
+        if r.card == "none":
+            return []                                   # not a card (paper, a sleeve ...): no event
         try:
             card = parse_card(r.card)
         except ValueError:
