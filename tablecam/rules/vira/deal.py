@@ -95,7 +95,7 @@ class DealChecker:
         self.seen.add(card)
         if ev.get("face_up"):
             self._redeal(ev, "dealer_error", f"{card} was turned face up while dealing; redeal without penalty.",
-                         seat=key if not isinstance(key, str) else None, card=str(card))
+                         seat=b.dealer, card=str(card), to=str(key))
         exp = self.expected()
         want = exp[pos] if pos < len(exp) else None
         got = str(key)
