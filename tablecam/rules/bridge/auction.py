@@ -19,12 +19,9 @@ Seats are 0..3 (N E S W); calls are canonical strings (``P X XX 1C..7N``).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from .tables import BID_RANK, BID_TEXT, SEAT_LETTERS, STRAINS
-
-if TYPE_CHECKING:  # pragma: no cover
-    from .board import BridgeBoard
 
 _SNAP = tuple  # (last_bid, last_bid_seat, dbl, passes, turn, last_caller, n_calls, added_first_key)
 

@@ -24,7 +24,7 @@ from ...events import Event
 from ...findings import Finding, bad_event
 from .auction import Auction, lowest_sufficient
 from .law64 import transfers
-from .tables import (BID_RANK, BIT, CARD_INDEX, CARD_TEXT, FULL_MASK, HONOUR, RANK_VALUE, SEAT_INDEX,
+from .tables import (BID_RANK, BID_TEXT, BIT, CARD_INDEX, CARD_TEXT, FULL_MASK, HONOUR, RANK_VALUE, SEAT_INDEX,
                      SEAT_LETTERS, SIDE_NAME, STRAIN_TRUMP, SUIT, SUIT_LETTER, SUIT_MASK, SUIT_WORD,
                      card_index, contract_text, mask_cards, parse_call, seat_index)
 
@@ -311,7 +311,6 @@ class BridgeBoard(BoardEngine):
 
     def _insufficient(self, ev: Event, s: int, code: str) -> Finding:
         a = self.auction
-        from .tables import BID_TEXT
         over = BID_TEXT[a.last_bid]
         snap = a.snap()
         f = self._new("insufficient_bid", "insufficient_bid",

@@ -12,7 +12,7 @@ a 52-bit integer mask.
 
 >>> CARD_INDEX[id(parse_card("HA"))], SUIT[13], RANK_VALUE[13], CARD_TEXT[51]
 (13, 1, 12, 'C2')
->>> parse_call("1nt"), parse_call("Pass"), parse_call("d"), parse_call("♠4"), parse_call("8C")
+>>> parse_call("1nt"), parse_call("Pass"), parse_call("d"), parse_call("4♠"), parse_call("8C")
 ('1N', 'P', 'X', '4S', None)
 >>> BID_RANK["1C"] < BID_RANK["1D"] < BID_RANK["1N"] < BID_RANK["2C"] < BID_RANK["7N"]
 True
