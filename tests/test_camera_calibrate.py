@@ -121,3 +121,19 @@ def test_frame_source_survives_bad_sources(tmp_path):
     except OSError:
         frames = []
     assert frames == []
+
+
+def test_camera_command_reports_bad_sources_and_an_uncalibrated_table(tmp_path):
+    import cv2
+
+    r = subprocess.run(TABLECAM + ["camera", "--source", str(tmp_path / "missing.mp4")],
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 2 and "cannot open" in r.stderr and "Traceback" not in r.stderr
+    vw = cv2.VideoWriter(str(tmp_path / "blank.avi"), cv2.VideoWriter_fourcc(*"MJPG"), 10, (320, 240))
+    for _ in range(5):
+        vw.write(np.full((240, 320, 3), 70, np.uint8))
+    vw.release()
+    r = subprocess.run(TABLECAM + ["camera", "--source", str(tmp_path / "blank.avi"), "--stats"],
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 1 and "never calibrated" in r.stderr and r.stdout == ""
+    assert json.loads(r.stderr.strip().splitlines()[-1])["frames"] == 5
