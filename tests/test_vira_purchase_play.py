@@ -168,7 +168,7 @@ def test_vira_J4_revoke_corrected_before_next_trick():
     assert [x.status for x in f] == ["pending", "corrected"]
     d = f[0].to_dict()
     assert d["rule"] == "Vira SM 2025 J.3" and d["established"] is False and d["trick"] == 3 and d["seat"] == "N"
-    assert f[1].to_dict()["corrected"] is True and "J.4" in f[1].remedy
+    assert f[1].to_dict()["corrected"] is True and "J.4" in f[1].remedy and f[1].rule == "Vira SM 2025 J.4"
     assert score(out)["reason"] == "tricks"
 
 
@@ -202,6 +202,7 @@ def test_vira_J6_revoke_established_most_favourable_outcome():
     assert [x.status for x in f] == ["pending", "established"]
     d = f[1].to_dict()
     assert d["established"] is True and d["outcome"] == "hemma" and "J.6" in d["remedy"]
+    assert f[0].rule == "Vira SM 2025 J.3" and d["rule"] == "Vira SM 2025 J.6" and f[0].id == f[1].id
     s = score(out)
     assert s["outcome"] == "hemma" and s["rule"] == "Vira SM 2025 J.6"
 

@@ -185,9 +185,9 @@ class ViraBoard(BiddingMixin, PurchaseMixin, PlayMixin, OutcomeMixin, BoardEngin
         return self.emit(f)
 
     def restate(self, f: Finding, status: str, ev: Event | None = None, message: str | None = None,
-                remedy: str | None = None, **extra: Any) -> Finding:
-        """Re-emit a finding with the same id and a new lifecycle status."""
-        g = Finding(f.kind, rule=f.rule, message=message or f.message, board=f.board,
+                remedy: str | None = None, key: str | None = None, **extra: Any) -> Finding:
+        """Re-emit a finding with the same id and a new lifecycle status (``key``: cite another section)."""
+        g = Finding(f.kind, rule=self.rules.cite(key) if key else f.rule, message=message or f.message, board=f.board,
                     event=ev.index if ev is not None else f.event, seat=f.seat, trick=f.trick, status=status,
                     options=list(f.options), remedy=remedy or f.remedy, id=f.id, extra={**f.extra, **extra})
         return self.emit(g)
@@ -260,7 +260,10 @@ class ViraBoard(BiddingMixin, PurchaseMixin, PlayMixin, OutcomeMixin, BoardEngin
             if f is not None:
                 taken, trick_no = self._revoke_state.get(r.id, (0, r.trick))
                 outcome = self._most_favourable(r.seat, taken, trick_no)
-                self.restate(f, "established", event, established=True, outcome=outcome,
+                self.restate(f, "established", event, established=True, outcome=outcome, key="revoke_established",
+                             message=f"{r.seat}'s revoke in trick {r.trick} was never corrected; the deal is settled "
+                                     f"at the most favourable outcome still possible for the other side: the declarer "
+                                     f"{outcome}.",
                              remedy=f"Settle as {outcome} for the declarer ({self.rules.section('revoke_established')}).")
                 self.forced.append(Forced(r.event, outcome, self.rules.section("revoke_established")))
         self.phase = "done"

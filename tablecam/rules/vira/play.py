@@ -173,10 +173,10 @@ class PlayMixin:
             offender = r.seat
             taken, trick_no = self._revoke_state.get(r.id, (0, r.trick))
             outcome = self._most_favourable(offender, taken, trick_no)
-            self.restate(f, "established", ev, established=True, outcome=outcome,
+            self.restate(f, "established", ev, established=True, outcome=outcome, key="revoke_established",
                          message=f"{offender}'s revoke in trick {r.trick} was not corrected before the next trick was "
                                  f"turned; the deal is stopped and the other side is paid the most favourable outcome "
-                                 f"still possible ({outcome}).",
+                                 f"still possible: the declarer {outcome}.",
                          remedy=f"Settle as {outcome} for the declarer ({self.rules.section('revoke_established')}).")
             self.forced.append(Forced(r.event, outcome, self.rules.section("revoke_established")))
         for x in self._out_of_turn:
@@ -217,7 +217,7 @@ class PlayMixin:
         self.hands.setdefault(seat, []).append(card)
         r = self.revokes.retract(seat, card)
         if r is not None and r.id in self._revoke_findings:
-            self.restate(self._revoke_findings[r.id], "corrected", ev, corrected=True,
+            self.restate(self._revoke_findings[r.id], "corrected", ev, corrected=True, key="revoke_correction",
                          remedy="Taken back in time with every card played after it; the offender plays a card of "
                                 "the suit led (J.4, J.5).")
         for x in self._out_of_turn:
