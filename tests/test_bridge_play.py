@@ -53,6 +53,9 @@ def test_law_54d_opening_lead_not_accepted_major_penalty_card():
     assert lot[-1]["status"] == "corrected" and lot[-1]["accepted"] is False and lot[-1]["rule"] == "Law 54D"
     pc = kinds(out, "penalty_card")
     assert pc[0]["seat"] == "E" and pc[0]["card"] == card and pc[0]["major"] is True and pc[0]["event"] == j
+    lo = kinds(out, "lead_options")                # W, E's partner, leads: declarer's Law 50D2 choice
+    assert lo and lo[0]["seat"] == "W" and lo[0]["rule"] == "Law 50D2" and lo[0]["penalty_cards"] == [card]
+    assert len(lo[0]["options"]) == 4
 
 
 def test_law_56_defender_lead_not_accepted():

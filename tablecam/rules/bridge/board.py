@@ -443,6 +443,8 @@ class BridgeBoard(BoardEngine):
                 out.append(self._update(f, ev, "rectified", f"{SEAT_LETTERS[s]} is declarer or dummy: "
                                         f"{CARD_TEXT[ci]} goes back to the hand (Law 24, Law 48A)."))
         self.auction_exposed = []
+        if self.n_pen and self.lead_turn is not None:
+            self._lead_options(ev, self.lead_turn, out)
         return out
 
     def _set_contract(self, bid: str | None, decl: int | None, dbl: int) -> None:
@@ -631,6 +633,8 @@ class BridgeBoard(BoardEngine):
             self.lead_turn = self.turn = w
             if self.demand is not None and self.demand[2] == "forbid" and w != self.demand[0]:
                 self.demand = None
+            if self.n_pen and len(self.tricks) < 13:
+                self._lead_options(ev, w, out)
         else:
             t = (s + 1) & 3
             m = self._cur_mask()
@@ -787,6 +791,7 @@ class BridgeBoard(BoardEngine):
                                     f"({why}); {CARD_TEXT[oci]} becomes a major penalty card ({law}).", rule=law,
                                     accepted=False))
             out.append(self._penalty(ev, o, oci, True, f"led out of turn and not accepted ({law})", law))
+            self._lead_options(ev, correct, out)
         else:
             out.append(self._update(f, ev, "corrected", f"The lead out of turn from {SEAT_LETTERS[o]} was not "
                                     f"accepted ({why}); {CARD_TEXT[oci]} goes back without rectification "
@@ -829,6 +834,18 @@ class BridgeBoard(BoardEngine):
         pens[ci] = PenaltyCard(s, ci, major, out_f)
         self.n_pen += 1
         return out_f
+
+    def _lead_options(self, ev: Event, leader: int, out: list[Finding]) -> None:
+        """Law 50D2: the partner of a major penalty card's owner is on lead - declarer chooses."""
+        majors = [p.card for p in self.pen[(leader + 2) & 3].values() if p.major]
+        if not majors or not self._is_defender(leader):
+            return
+        cards = ", ".join(CARD_TEXT[c] for c in majors)
+        out.append(self._new("lead_options", "lead_options",
+                             f"{SEAT_LETTERS[leader]} is on lead while partner has the major penalty card {cards}: "
+                             "declarer may require or forbid that suit, or let the card stay (Law 50D2).", ev,
+                             seat=leader, trick=len(self.tricks) + 1, status="info",
+                             penalty_cards=[CARD_TEXT[c] for c in majors]))
 
     def _drop_penalty(self, ev: Event, p: PenaltyCard, msg: str) -> Finding:
         del self.pen[p.seat][p.card]
