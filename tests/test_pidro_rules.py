@@ -446,3 +446,20 @@ def test_pidro_board_without_dealer_or_with_unknown_ruleset():
     assert any("no dealer" in m for m in msgs) and any("rule table" in m for m in msgs)
     assert only(f, "misdeal")  # dealt as if East dealt, judged as North: out of order
     assert only(f, "score")
+
+
+def test_pidro_1_abandoned_deal_still_checks_the_counts():
+    ev = log("made-9-hearts.jsonl")[:30] + [{"type": "end"}]  # the shoe jammed after 29 cards
+    f = only(run(ev), "wrong_card_count")
+    # S W N E get three at a time: two rounds (6 each), then S 3 and W 2 -> S 9, W 8, N 6, E 6
+    assert sorted((x["seat"], x["count"]) for x in f) == [("E", 6), ("N", 6), ("W", 8)]
+    assert all(x["event"] == 30 for x in f)
+
+
+def test_pidro_snapshot_counts_open_findings_by_latest_status():
+    ev = log("made-9-hearts.jsonl")
+    i = index_of(ev, type="call", seat="N")
+    ev.insert(i, {"type": "call", "seat": "N", "call": "7"})  # insufficient, then corrected to 9
+    t = Table()
+    t.feed(read_events([json.dumps(e) for e in ev[:i + 2]]))
+    assert t.boards[0].snapshot()["open_findings"] == 0

@@ -27,11 +27,12 @@ from ...events import Event
 from ...findings import Finding, bad_event
 from ..tricks import Trick, load_ruleset, trick_winner
 from . import events  # noqa: F401  (registers trump, discard, lay_down, redeal)
-from .cards import SIDES, other_side, side_of, is_trump, parse_suit, point_value, suit_of, trump_rank
+from .cards import SIDES, is_trump, other_side, parse_suit, point_value, side_of, suit_of, trump_rank
 from .scoring import settle
 
 GAME = "pidro"
 RULE = "Pidroregler"
+
 
 class PidroBoard(BoardEngine):
     """One Pidro deal. State is a fold over events; every irregularity is a finding."""
@@ -116,7 +117,6 @@ class PidroBoard(BoardEngine):
         self.seen: set[Card] = set()
         self.deal_count = 0
         self.deal_closed = False
-        self.deal_findings: list[Finding] = []
         self.misdeal_flagged = False
 
     def _fid(self, *parts: Any) -> str:
@@ -198,7 +198,6 @@ class PidroBoard(BoardEngine):
                     "wrong_card_count", 1, f"{s} was dealt {len(self.dealt[s])} cards instead of {n}.", ev,
                     seat=str(s), status="pending", options=["redeal", "correct the hands before bidding"],
                     id=self._fid("count", s), extra={"count": len(self.dealt[s]), "expected": n}))
-        self.deal_findings += out
         return out
 
     def _on_redeal(self, ev: Event) -> list[Finding]:
@@ -555,11 +554,13 @@ class PidroBoard(BoardEngine):
         return out + [bad_event(f"'{t}' events have no meaning in Pidro; ignored.", event.index, self.board)]
 
     def finish(self, event: Event | None = None) -> list[Finding]:
-        out: list[Finding] = list(self._pending)
+        out: list[Finding] = [self.emit(f) for f in self._pending]
         self._pending = []
         idx = event.index if event else None
         if not self.play_started:
-            # nothing was played: no score (a redeal or an abandoned deal)
+            # nothing was played: no score (a redeal or an abandoned deal); still check the deal
+            if self.deal_count and not self.refill_started and event is not None:
+                out += self._close_deal(event)
             return out
         if self.trick is not None and self.trick.cards:
             out.append(Finding("incomplete_round", f"{RULE} 4", f"Round {self.trick.number} was not finished; "
@@ -622,7 +623,8 @@ class PidroBoard(BoardEngine):
             "tricks": [t.to_dict() for t in self.tricks],
             "tricks_won": {s: sum(1 for t in self.tricks if t.winner and t.winner.side == s) for s in SIDES},
             "turn": str(self._expected_player()) if self.trick and self._expected_player() else None,
-            "open_findings": sum(1 for f in self.findings if f.status == "pending"),
+            "open_findings": sum(1 for f in {f.id or id(f): f for f in self.findings}.values()
+                                 if f.status == "pending"),
             "extra": {"points": dict(self.points), "score_before": self.score_before,
                       "discards": {str(s): [str(c) for c in v] for s, v in self.discards.items()},
                       "laid_down": {str(s): [str(c) for c in v] for s, v in self.laid_down.items()},

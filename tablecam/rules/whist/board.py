@@ -669,7 +669,7 @@ class WhistBoard(BoardEngine):
                                 self.board)]
 
     def finish(self, event: Event | None = None) -> list[Finding]:
-        out: list[Finding] = list(self._pending)
+        out: list[Finding] = [self.emit(f) for f in self._pending]
         self._pending = []
         if not self.deal_closed and event is not None:
             out += self._close_deal(event)
@@ -740,7 +740,8 @@ class WhistBoard(BoardEngine):
             "tricks": [t.to_dict() for t in self.tricks],
             "tricks_won": {str(s): n for s, n in self.tricks_by_seat().items()},
             "turn": str(self._expected_player()) if self._expected_player() else None,
-            "open_findings": sum(1 for f in self.findings if f.status == "pending"),
+            "open_findings": sum(1 for f in {f.id or id(f): f for f in self.findings}.values()
+                                 if f.status == "pending"),
             "extra": {"kitty": [str(c) for c in self.kitty], "partner_ace": str(self.partner_ace)
                       if self.partner_ace else None, "joined": [str(s) for s in self.joined],
                       "ruleset": self.rules.get("name")},
