@@ -49,6 +49,7 @@ class Bench:
             self.link.outbox.clear()
             if out:
                 self.shoe.receive(out)
+            self.shoe.pump(1000)
             self.now += dt
             if self.now % 0.5 < dt:
                 self.shoe.heartbeat()

@@ -73,7 +73,7 @@ class ShoeLink:
     :attr:`outbox` (bytes, already framed) for the transport to write.
     """
 
-    def __init__(self, resend_timeout: float = 0.1, max_resend_tries: int = 8,
+    def __init__(self, resend_timeout: float = 0.05, max_resend_tries: int = 8,
                  window: int = 1024, ack_interval: float = 0.2, ack_every: int = 8,
                  memory: int = 1024) -> None:
         self.resend_timeout = resend_timeout
@@ -99,6 +99,8 @@ class ShoeLink:
         self._resend_at: float | None = None
         self._resend_for: int | None = None
         self._resend_tries = 0
+        self._tries_for: int | None = None
+        self._heard_since_request = False  # a silent shoe (cable out) is not refusing a RESEND
         self._unacked = 0
         self._last_ack_at = -1e9
         self._acked: int | None = None
@@ -118,12 +120,14 @@ class ShoeLink:
     def request_resend(self, now: float, force: bool = False) -> None:
         if self.expected is None:
             return
-        # Rate-limited per gap: once progress moved `expected`, ask again at once.
-        if (not force and self._resend_at is not None and self._resend_for == self.expected
-                and now - self._resend_at < self.resend_timeout):
+        # One request per resend_timeout: the shoe answers a RESEND with a
+        # stream of frames, and asking again while it is still coming would
+        # only restart it.
+        if not force and self._resend_at is not None and now - self._resend_at < self.resend_timeout:
             return
         self.send(MsgType.RESEND, P.u16_payload(self.expected))
         self.stats.resend_requests += 1
+        self._heard_since_request = False
         self._resend_at = now
         self._resend_for = self.expected
 
@@ -153,6 +157,7 @@ class ShoeLink:
 
     def on_frame(self, frame: Frame, now: float) -> list[Frame | Notice]:
         self.stats.frames += 1
+        self._heard_since_request = True
         if frame.type not in P.SHOE_TYPES:
             return []  # our own frames echoed back (loop://), or noise with a good CRC
         out: list[Frame | Notice] = []
@@ -347,6 +352,9 @@ class ShoeLink:
     def tick(self, now: float) -> list[Frame | Notice]:
         """Repeat or give up a RESEND, send a due ACK."""
         out: list[Frame | Notice] = []
+        if self._tries_for != self.expected:      # progress: the count starts again
+            self._tries_for = self.expected
+            self._resend_tries = 0
         if not self.in_sync and self._resend_at is not None and now - self._resend_at >= self.resend_timeout:
             if self._resend_tries >= self.max_resend_tries:
                 assert self.expected is not None
@@ -366,7 +374,8 @@ class ShoeLink:
                 self._resend_tries = 0
                 self._resend_at = None if self.in_sync else now
             else:
-                self._resend_tries += 1
+                if self._heard_since_request:  # only an answering shoe uses up tries
+                    self._resend_tries += 1
                 self.request_resend(now, force=True)
         self._maybe_ack(now)
         return out

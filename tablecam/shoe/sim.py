@@ -50,6 +50,7 @@ class VirtualShoe:
         self._t0 = self.clock()
         self._offset = 0
         self.next_seq = 0
+        self.resend_next: int | None = None
         self.ring: deque[tuple[int, bytes]] = deque()
         self._rx = P.StreamDecoder()
         self._send(MsgType.HELLO, P.hello_payload(self.shoe_id, self.boot, self.pack, (1, 0), cause))
@@ -121,12 +122,12 @@ class VirtualShoe:
             self.error(P.ErrorCode.BAD_FRAME, f.type)
 
     def _resend(self, start: int) -> None:
+        """Like the firmware: a RESEND (re)starts a resend cursor, it does not
+        stack copies; :meth:`pump` sends a few kept frames at a time."""
         if start == self.next_seq:
             return  # the host is up to date: nothing to send
         seqs = [s for s, _ in self.ring]
-        if start in seqs:
-            i = seqs.index(start)
-        else:
+        if start not in seqs:
             # Not kept (acknowledged, overwritten, or from before a reboot): say
             # which is the oldest kept once this ERROR is in the ring, then replay.
             if len(self.ring) >= self.ring_slots:
@@ -134,9 +135,22 @@ class VirtualShoe:
             else:
                 oldest = seqs[0] if seqs else self.next_seq
             self.error(P.ErrorCode.RESEND_UNAVAILABLE, oldest)
-            i = 0
-        for _, raw in list(self.ring)[i:]:
-            self.write(P.cobs_encode(raw) + b"\x00")
+            start = self.ring[0][0]
+        self.resend_next = start
+
+    def pump(self, max_frames: int = 8) -> int:
+        """Send up to ``max_frames`` frames of a resend in progress; return how many."""
+        sent = 0
+        while self.resend_next is not None and sent < max_frames:
+            seqs = [s for s, _ in self.ring]
+            if self.resend_next not in seqs:
+                self.resend_next = None
+                break
+            i = seqs.index(self.resend_next)
+            self.write(P.cobs_encode(self.ring[i][1]) + b"\x00")
+            sent += 1
+            self.resend_next = (self.resend_next + 1) % 65536
+        return sent
 
     def _send(self, type: MsgType, payload: bytes) -> None:
         f = Frame(type, self.next_seq, self.now_ms(), payload)
@@ -338,14 +352,21 @@ class FdLink:
 
     def __init__(self, fd: int) -> None:
         self.fd = fd
+        os.set_blocking(fd, False)
 
     def write(self, data: bytes) -> None:
+        """Write like a UART without flow control: if the other side does not
+        read for half a second the bytes are lost, never a deadlock."""
+        import select
+
         view = memoryview(data)
         while view:
+            _, w, _ = select.select([], [self.fd], [], 0.5)
+            if not w:
+                return
             try:
                 n = os.write(self.fd, view)
             except BlockingIOError:
-                time.sleep(0.001)
                 continue
             except OSError:
                 return  # nobody listening: the bytes are lost, like on a real line
@@ -385,6 +406,11 @@ def run_plan(plan: SimPlan, link: Any, log: Callable[[str], None] = lambda s: No
             if now - last_hb >= plan.heartbeat:
                 shoe.heartbeat()
                 last_hb = now
+            if shoe.pump():
+                data = link.read(0)      # keep listening while resending
+                if data:
+                    shoe.receive(data)
+                continue
             left = end - now
             if left <= 0:
                 return
