@@ -350,3 +350,10 @@ def test_law_62_revoke_corrected_after_the_trick_was_complete():
         assert [t["winner"] for t in snap["tricks"]] == [w for _, _, w in g.tricks]
         return
     raise AssertionError("no scenario")
+
+
+def test_result_event_index_without_end_event():
+    g = contract_game(32)
+    g.play_tricks(13)
+    out = g.run()
+    assert result(out)["event"] == len(g.events) - 1

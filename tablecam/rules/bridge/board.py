@@ -1175,6 +1175,8 @@ class BridgeBoard(BoardEngine):
 
     # ----------------------------------------------------------------- finish
     def finish(self, event: Event | None = None) -> list[Finding]:
+        if event is None and len(self.events) > 1:  # the Table keeps the board's events; the fast path
+            self.last_index = self.events[-1].index  # does not track the index itself
         idx = event.index if event is not None else self.last_index
         out: list[Finding] = []
         if not self.deal_checked:
