@@ -82,11 +82,21 @@ class TableNode:
             findings = self.table.apply(to_item(event, seq - 1))
             self._publish_event(seq, event)
             for f in findings:
-                self.bus.publish(Message(self.id, "findings", f.to_dict(), seq))
+                self.bus.publish(Message(self.id, "findings", dict(f.to_dict(), origin="engine"), seq))
             self._publish_state(seq)
         if findings and self.on_findings:
             self.on_findings(findings)
         return findings
+
+    def report(self, finding: Finding, origin: str) -> None:
+        """A finding from a source itself (a shoe misread, a camera doubt).
+
+        Engines' findings are recomputed by every station from the events;
+        source findings are not, so they travel on the bus marked with their
+        ``origin`` and the station passes them on.
+        """
+        self.bus.publish(Message(self.id, "findings", dict(finding.to_dict(), origin=origin),
+                                 self.store.last_seq(self.id)))
 
     def _publish_event(self, seq: int, event: dict[str, Any]) -> None:
         self.bus.publish(Message(self.id, "events", event, seq),

@@ -16,6 +16,7 @@ from ..node import TableNode
 from ..store import EventStore
 from . import make_bus
 from .base import Bus
+from ..sim.session import session_events
 
 log = logging.getLogger(__name__)
 
@@ -25,21 +26,6 @@ def bus_from_config(cfg: BusSection, client_id: str | None = None, username: str
         return make_bus("inproc")
     return make_bus("mqtt", host=cfg.host, port=cfg.port, client_id=client_id,
                     username=cfg.username or username, password=cfg.password(), prefix=cfg.prefix)
-
-
-def simulated_events(game: str, boards: int, seed: int, rate: float, first: int = 1) -> Iterator[dict[str, Any]]:
-    """The simulator's event stream for a game (bridge today; others by their engines' vocabulary)."""
-    if game != "bridge":
-        try:
-            from ..sim import nordic
-
-            yield from nordic.simulate_session(game, boards, seed, rate, first)
-            return
-        except ImportError:
-            raise SystemExit(f"tablecam: no simulator for {game!r} yet") from None
-    from ..sim.bridge import simulate_session
-
-    yield from simulate_session(boards, seed, rate, first)
 
 
 def paced(events: Iterator[dict[str, Any]], speed: float, stop: threading.Event) -> Iterator[dict[str, Any]]:
@@ -74,7 +60,7 @@ def run_table(cfg: TableConfig, stop: threading.Event | None = None) -> int:
     if node.recovered:
         print(f"tablecam run: {cfg.table.id}: recovered {node.recovered} events from {path}", file=sys.stderr)
     # The simulator is deterministic: after a crash, skip what the store already holds.
-    source = simulated_events(cfg.table.game, cfg.sim.boards, cfg.sim.seed, cfg.sim.irregularities,
+    source = session_events(cfg.table.game, cfg.sim.boards, cfg.sim.seed, cfg.sim.irregularities,
                               cfg.table.first_board)
     source = itertools.islice(source, done, None)
     n = 0

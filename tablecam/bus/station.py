@@ -39,8 +39,10 @@ class TableLink:
 class Station:
     def __init__(self, bus: Bus, sink: Sink, store: EventStore | None = None,
                  gap_timeout: float = 2.0,
-                 on_status: Callable[[str, TableLink], None] | None = None) -> None:
+                 on_status: Callable[[str, TableLink], None] | None = None,
+                 on_finding: Callable[[str, dict[str, Any]], None] | None = None) -> None:
         self.bus, self.sink, self.store = bus, sink, store
+        self.on_finding = on_finding
         self.gap_timeout = gap_timeout
         self.on_status = on_status
         self.links: dict[str, TableLink] = {}
@@ -73,6 +75,10 @@ class Station:
             link.last_seen = time.time()
             if msg.kind == "events" and isinstance(msg.seq, int) and isinstance(msg.payload, dict):
                 self._accept(msg.table, link, msg.seq, msg.payload)
+            elif msg.kind == "findings" and isinstance(msg.payload, dict):
+                # Engine findings are recomputed here from the events; pass on the sources' own.
+                if msg.payload.get("origin") not in (None, "engine") and self.on_finding:
+                    self.on_finding(msg.table, msg.payload)
             elif msg.kind == "availability":
                 link.online = msg.payload == "online"
                 if self.on_status:
