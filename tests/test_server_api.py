@@ -429,3 +429,33 @@ def test_replay_file_into_hub_gives_results():
     results = [f for f in t.findings if f["kind"] == "result"]
     assert results and all("contract" in r for r in results)
     assert not [a for a in hub.alerts() if a["severity"] == "alert"], "real boards raise no irregularity"
+
+
+def test_slow_director_socket_is_dropped_not_waited_for():
+    import asyncio
+
+    from tablecam.server.app import CLIENT_QUEUE, Client
+
+    async def go():
+        c = Client(ws=None, director=True)
+        for i in range(CLIENT_QUEUE + 5):
+            c.put(f"m{i}", urgent=(i % 2 == 0))
+        return c.dropped, c.queue.qsize(), c.queue.get_nowait()
+
+    dropped, size, first = asyncio.run(go())
+    assert dropped and size == 1 and first[2] is None  # only the close marker is left
+
+
+def test_alerts_jump_the_queue():
+    import asyncio
+
+    from tablecam.server.app import Client
+
+    async def go():
+        c = Client(ws=None, director=True)
+        c.put("tables-1")
+        c.put("tables-2")
+        c.put("alert", urgent=True)
+        return [c.queue.get_nowait()[2] for _ in range(3)]
+
+    assert asyncio.run(go()) == ["alert", "tables-1", "tables-2"]

@@ -19,6 +19,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import io
+import itertools
 import json
 import threading
 import time
@@ -92,28 +93,32 @@ INGEST_BODY = {
 
 # -- fan-out to WebSockets ------------------------------------------------------
 class Client:
-    """One connected WebSocket and its outgoing queue."""
+    """One connected WebSocket and its outgoing queue.
+
+    Alerts and findings jump the queue (priority 0) ahead of coalesced grid
+    refreshes and table snapshots (priority 1): a director must never wait
+    for a 10 KB tables update to learn about a revoke.
+    """
 
     def __init__(self, ws: WebSocket, director: bool) -> None:
         self.ws = ws
         self.director = director
-        self.queue: asyncio.Queue[str | None] = asyncio.Queue(CLIENT_QUEUE)
+        self.queue: asyncio.PriorityQueue[tuple[int, int, str | None]] = asyncio.PriorityQueue(CLIENT_QUEUE)
+        self.seq = itertools.count()
         self.tables: set[str] = set()   # table views this client has open
         self.all_events = False         # wants every event (bench / wall display)
         self.dropped = False
 
-    def put(self, text: str) -> None:
+    def put(self, text: str, urgent: bool = False) -> None:
         if self.dropped:
             return
         try:
-            self.queue.put_nowait(text)
+            self.queue.put_nowait((0 if urgent else 1, next(self.seq), text))
         except asyncio.QueueFull:  # a stuck client is disconnected, never waited for
             self.dropped = True
-            try:
+            while not self.queue.empty():  # drop the backlog; the sender wakes to the close marker
                 self.queue.get_nowait()
-                self.queue.put_nowait(None)
-            except (asyncio.QueueEmpty, asyncio.QueueFull):
-                pass
+            self.queue.put_nowait((-1, 0, None))
 
 
 class Fanout:
@@ -144,7 +149,7 @@ class Fanout:
             msg = {**msg, "sent_at": time.time()}
             text = json.dumps(msg, default=str)
             for c in self.directors:
-                c.put(text)
+                c.put(text, urgent=True)
             # open-alert counts live in the table summary: refresh the tile too
             self.dirty.add(msg["table"] if t == "finding" else msg["alert"]["table"])
         elif t == "event":
@@ -202,7 +207,7 @@ class Fanout:
 
 async def _sender(client: Client) -> None:
     while True:
-        text = await client.queue.get()
+        _, _, text = await client.queue.get()
         if text is None:
             await client.ws.close(code=1013)  # "try again later": the client was too slow
             return
