@@ -88,3 +88,15 @@ def test_pidro_deal_sequence_from_the_shoe_passes_the_deal_rules():
         events.append(Event("end", {}, index=len(events)))
         kinds = [f.kind for f in replay(events)]
         assert set(kinds) <= {"jernhand"}, (dealer, kinds)
+
+
+def test_pidro_4_trump_discarded_replayed_from_a_file():
+    # N laid away H8 with his non-trumps (and got one more refill card, ST): pending at the discard,
+    # rectified with 14 points to EW at the end. Rounds: N HK E HQ S HT W H9 -> N (NS 1);
+    # N H5 E HJ S HA W H3 -> S (NS 8); W D5 N H6 E H7 -> E (EW 5); E H2 W H4 -> W (EW 6).
+    rc, out = replay(DATA / "trump-discarded.jsonl")
+    assert rc == 0
+    assert [(f["kind"], f["status"]) for f in out] == [
+        ("trump_discarded", "pending"), ("trump_discarded", "rectified"), ("score", "info")]
+    s = out[-1]
+    assert s["points"] == {"NS": 8, "EW": 6} and s["delta"] == {"NS": -9, "EW": 20}

@@ -23,7 +23,9 @@ def test_whist_meldingernes_raekkefoelge_replay_all_deals():
     assert rc == 0 and len(files) >= 7
     scores = {f["file"].rsplit("/", 1)[-1]: f for f in out if f["kind"] == "score"}
     assert set(scores) == {p.name for p in files}
-    assert {f["kind"] for f in out} <= {"score", "nolo_lost", "jernhand"}
+    irregular = {"revoke-corrected.jsonl"}  # recorded irregularities, checked below
+    assert {f["kind"] for f in out if f["file"].rsplit("/", 1)[-1] not in irregular} <= {
+        "score", "nolo_lost", "jernhand"}
     jern = [f for f in out if f["kind"] == "jernhand"]
     assert [(f["file"].rsplit("/", 1)[-1], f["seat"], f["event"]) for f in jern] == [
         ("jernhaand-redeal.jsonl", "W", 56)]  # offered, claimed, redealt: then a normal deal
@@ -75,3 +77,13 @@ def test_whist_deal_sequence_from_the_shoe_passes_the_deal_rules():
         events.append(Event("end", {}, index=len(events)))
         kinds = [f.kind for f in replay(events)]
         assert set(kinds) <= {"jernhand"}, (dealer, kinds)
+
+
+def test_whist_revoke_corrected_replayed_from_a_file():
+    rc, out = replay(DATA / "revoke-corrected.jsonl")
+    assert rc == 0
+    r = [f for f in out if f["kind"] == "revoke"]
+    assert [(f["status"], f["established"], f.get("corrected")) for f in r] == [
+        ("pending", False, None), ("corrected", False, True)]
+    assert r[0]["id"] == r[1]["id"] and (r[0]["seat"], r[0]["trick"], r[0]["event"]) == ("W", 2, 73)
+    assert out[-1]["kind"] == "score" and out[-1]["made"] is True
