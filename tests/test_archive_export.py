@@ -155,3 +155,18 @@ def test_tablecam_export_to_file_and_bad_input(tmp_path):
                         "-f", "pbn", "-o", str(out)], capture_output=True, text=True, timeout=120)
     assert p.returncode == 2 and "missing.pbn" in p.stderr
     assert '[Contract "1NT"]' in out.read_text() and '[Result "7"]' in out.read_text()
+
+
+def test_finding_event_index_is_the_line_of_the_exported_log():
+    """A finding's `event` from a PBN replay points at the same line of `tablecam export -f jsonl`."""
+    from tablecam.engine import replay
+
+    pytest.importorskip("tablecam.rules.bridge")
+    src = list(load(str(DATA / "wc2012-flaws.pbn")))
+    buf = io.StringIO()
+    export(src, "jsonl", buf)
+    lines = buf.getvalue().splitlines()
+    a = [(f.kind, f.event, f.extra.get("contract"), f.extra.get("tricks")) for f in replay(src) if f.kind != "archive_flaw"]
+    b = [(f.kind, f.event, f.extra.get("contract"), f.extra.get("tricks")) for f in replay(read_events(lines))]
+    assert a == b and len(a) == 11
+    assert all(json.loads(lines[e])["type"] in ("end", "claim") for _, e, _, _ in a)
