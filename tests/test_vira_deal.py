@@ -141,3 +141,10 @@ def test_vira_D6_who_deals_next():
     assert score(replay("vira-E8-talong-count")[0])["next_dealer"] == "E"   # a bet was paid: the deal passes on
     assert score(replay("vira-8-spel-hemma")[0])["next_dealer"] == "E"
     assert score(replay("vira-3-players-kopmisar")[0])["next_dealer"] == "S"  # players N E S, E dealt: S (W empty)
+
+
+def test_vira_board_setup_errors_are_reported_not_fatal():
+    out, b = fold([{"type": "board", "game": "vira", "board": 3, "dealer": "N", "sit_out": "N"}, {"type": "end"}])
+    assert [f.kind for f in out] == ["bad_event", "score"] and str(b.sit_out) == "W"
+    out, b = fold([{"type": "board", "game": "vira", "board": 4, "dealer": "W", "players": "NES"}, {"type": "end"}])
+    assert out[0].kind == "bad_event" and "W" in [str(s) for s in b.active]

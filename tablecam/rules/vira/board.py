@@ -56,7 +56,16 @@ class ViraBoard(BiddingMixin, PurchaseMixin, PlayMixin, OutcomeMixin, BoardEngin
         raw = board_event.raw or {}
         self.dealer: Seat = board_event.get("dealer") or Seat.N
         self.players: list[Seat] = self._seats_field(raw.get("players"), board_event) or [Seat.N, Seat.E, Seat.S, Seat.W]
+        if self.dealer not in self.players:
+            self._early.append(bad_event(f"The dealer {self.dealer} is not among the players "
+                                         f"{''.join(map(str, self.players))}; he is counted as playing.",
+                                         board_event.index, self.board))
+            self.players = sorted({*self.players, self.dealer}, key=lambda x: x.index)
         sit = self._seat_field(raw.get("sit_out"), "sit_out", board_event)
+        if sit == self.dealer:
+            self._early.append(bad_event(f"The dealer {sit} cannot sit out (the dealer is efterhand); the player on "
+                                         "his right sits out.", board_event.index, self.board))
+            sit = None
         if sit is None and len(self.players) == 4:
             sit = self.dealer.rho
         self.sit_out: Seat | None = sit
