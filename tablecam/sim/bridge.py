@@ -216,6 +216,14 @@ def simulate_board(board: int, seed: int = 1, irregularity: str | None = "random
             done_irregular = True
         for pos, seat in enumerate(order):
             card = play.choose(seat, trick)
+            if (irregularity == "exposed_card" and not done_irregular and seat in defenders
+                    and trick_no >= odd_trick and pos > 0 and len(play.hands[seat]) > 3):
+                # The defender drops a card while about to follow: a penalty card
+                # he must play at the first legal opportunity (Law 50).
+                drop = [c for c in play.hands[seat] if c is not card][-1]
+                events.append({"type": "expose", "seat": str(seat), "card": str(drop)})
+                penalty = (seat, drop)
+                done_irregular = True
             if penalty and penalty[0] is seat and penalty[1] in play.hands[seat]:
                 pc = penalty[1]
                 if not trick or pc.suit == trick[0][1].suit or not _suit(play.hands[seat], trick[0][1].suit):
@@ -236,12 +244,6 @@ def simulate_board(board: int, seed: int = 1, irregularity: str | None = "random
                         play.hands[seat].remove(card)
                         trick.append((seat, card))
                         continue
-            if (irregularity == "exposed_card" and not done_irregular and seat in defenders
-                    and trick_no >= odd_trick and pos == 0 and len(play.hands[seat]) > 3):
-                drop = [c for c in play.hands[seat] if c is not card][-1]
-                events.append({"type": "expose", "seat": str(seat), "card": str(drop)})
-                penalty = (seat, drop)
-                done_irregular = True
             play.hands[seat].remove(card)
             trick.append((seat, card))
             events.append({"type": "play", "seat": str(seat), "card": str(card)})
