@@ -275,3 +275,24 @@ def test_vira_legal_plays_before_the_first_lead_is_forehands_hand():
         t.apply(parse_event(e, i))
     b = t.board
     assert b.phase == "purchase" and sorted(b.legal_plays()) == sorted(b.hands[b.forehand])
+
+
+@pytest.mark.parametrize("over,bid,lowest,options_include", [
+    ("7-spel", "Turné", "Turné 7", None),                     # A.5: the lowest turné over 7-spel
+    ("Gask på 3", "Turné", None, None),                       # no turné overcalls Gask på 3: insufficient
+    ("8-spel", "Köpmisär", None, ["Köpmisär på 2", "Köpmisär på 6"]),
+    ("Solo 11", "Solo", None, ["Solo 12", "Solo Vira 13"]),  # solo vira is one of the solotrumfspel (A.4)
+])
+def test_vira_A4_A5_unspecified_bids(over, bid, lowest, options_include):
+    evs = [e for e in replay_raw("vira-8-spel-hemma") if e["type"] in ("board", "first_suit", "deal")]
+    evs += [{"type": "bid", "seat": "E", "bid": over}, {"type": "bid", "seat": "S", "bid": bid},
+            {"type": "bid", "seat": "N", "bid": "pass"}, {"type": "bid", "seat": "E", "bid": "pass"},
+            {"type": "play", "seat": "E", "card": evs[2]["card"]}]
+    out, b = fold(evs)
+    if lowest:
+        assert b.contract.name == lowest and not kinds(out, "unspecified_contract")
+    elif options_include:
+        f = kinds(out, "unspecified_contract")
+        assert f and all(o in f[0].options for o in options_include) and over not in f[0].options
+    else:
+        assert kinds(out, "insufficient_bid") and b.high.name == over
