@@ -262,3 +262,19 @@ def test_accept_event_records_the_choice():
     oot = kinds(out, "call_out_of_turn")
     assert oot[-1]["status"] == "corrected" and oot[-1]["rule"] == "Law 29B"
     assert result(out)["contract"] == "1C" and result(out)["declarer"] == "N"
+
+
+def test_law_14b_missing_card_found_in_play():
+    g = Game(seed=33, dealer="N")
+    g.bid_and_set("3N", "N")
+    w_first = g.hands["E"]  # E leads; E's lowest card will be played at trick 1
+    lead = min(w_first, key=lambda c: -"AKQJT98765432".index(c[1]))
+    lost = next(i for i, e in enumerate(g.events) if e.get("card") == lead and e["type"] == "deal")
+    g.events.pop(lost)                     # that card was never recorded as dealt
+    g.play_tricks(13)
+    out = g.run()
+    assert kinds(out, "wrong_card_count")[0]["seat"] == "E"
+    found = [f for f in kinds(out, "missing_card") if f["rule"] == "Law 14B"]
+    assert found and found[0]["card"] == lead and found[0]["seat"] == "E"
+    assert not kinds(out, "bad_event") and not kinds(out, "revoke")
+    assert result(out)["tricks"] == g.won("N")

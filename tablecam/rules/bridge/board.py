@@ -744,6 +744,14 @@ class BridgeBoard(BoardEngine):
             for x in range(4):
                 self.held[x] &= ~bit
             return self._bad(f"{SEAT_LETTERS[s]} played {CARD_TEXT[ci]}, which was dealt to {', '.join(other)}.", ev)
+        if self.dealt_mask and not self.dealt_mask & bit and self.ndealt[s] < 13:
+            # Law 14B: a missing card found during play belongs to the deficient hand.
+            self.dealt_mask |= bit
+            self.ndealt[s] += 1
+            return self._new("missing_card", "missing_card",
+                             f"The missing card {CARD_TEXT[ci]} turned up in {SEAT_LETTERS[s]}'s hand, which was "
+                             f"short; it is deemed to have belonged to it throughout (Law 14B).", ev, seat=s,
+                             status="info", rule="Law 14B", card=CARD_TEXT[ci])
         return self._bad(f"{SEAT_LETTERS[s]} played {CARD_TEXT[ci]}, which was not dealt in this board.", ev)
 
     # -- leads and plays out of turn ------------------------------------------
