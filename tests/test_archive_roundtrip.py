@@ -65,7 +65,7 @@ def random_board(seed: int) -> list[Event]:
         return ev + [make_event("end")]
     trump = o.contract[1] if o.contract[1] != "N" else None
     leader = o.declarer.next()
-    stop = rnd.randrange(0, 53)
+    stop = 52 if rnd.random() < 0.3 else rnd.randrange(0, 52)
     played = 0
     won = 0
     for _ in range(13):
