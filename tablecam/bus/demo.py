@@ -96,6 +96,7 @@ class LocalBroker:
         with open(conf, "w") as fp:
             fp.write(f"per_listener_settings false\nallow_anonymous false\npassword_file {pw}\n"
                      f"acl_file {acl}\nlistener {self.port} 127.0.0.1\n"
+                     "max_queued_messages 100000\nmax_inflight_messages 200\n"
                      + ("user root\n" if os.geteuid() == 0 else ""))
         self.proc = subprocess.Popen([exe, "-c", conf], stdout=subprocess.DEVNULL,
                                      stderr=open(os.path.join(workdir, "mosquitto.log"), "ab"))

@@ -34,6 +34,12 @@ def register(sub: Any) -> None:
                    help="replay speed factor (events' ts, else --interval per event; 0 = as fast as possible)")
     p.add_argument("--interval", type=float, default=2.0,
                    help="seconds between replayed events that carry no ts, at speed 1 (default 2)")
+    p.add_argument("--mqtt", metavar="HOST:PORT",
+                   help="director station mode: subscribe to every table on this MQTT broker")
+    p.add_argument("--mqtt-user", default="director",
+                   help="MQTT user name (default director); the password comes from TABLECAM_MQTT_PASSWORD")
+    p.add_argument("--station-store", metavar="PATH",
+                   help="the station's own event store (SQLite): rebuilds the dashboard after a restart")
     p.set_defaults(func=cmd_serve)
 
 
@@ -89,10 +95,26 @@ def cmd_serve(args: argparse.Namespace) -> int:
         except (OSError, ValueError) as e:
             print(f"tablecam serve: cannot replay: {e}", file=sys.stderr)
             return 2
+    station = None
+    if args.mqtt:
+        import os
+
+        from ..bus.stationlink import attach_station
+
+        try:
+            station = attach_station(hub, args.mqtt, username=args.mqtt_user,
+                                     password=os.environ.get("TABLECAM_MQTT_PASSWORD"),
+                                     store_path=args.station_store)
+        except ValueError as e:
+            print(f"tablecam serve: --mqtt: {e}", file=sys.stderr)
+            return 2
+        print(f"tablecam serve: subscribed to all tables on MQTT {args.mqtt}", file=sys.stderr)
     print(f"tablecam serve: dashboard http://{host}:{port}/  broadcast http://{host}:{port}/broadcast "
           f"(delayed by {delay.describe()})", file=sys.stderr)
     try:
         uvicorn.run(app, host=host, port=port, log_level="warning", ws="websockets-sansio")
     finally:
         stop.set()
+        if station is not None:
+            station.stop()
     return 0
