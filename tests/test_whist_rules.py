@@ -597,3 +597,22 @@ def test_whist_renons_i_makker_es_kuloer_too_late_or_not_void():
     ev = log("plain-8-spades.jsonl")  # N holds hearts: the partner ace HA's suit
     ev.insert(idx(ev, type="play"), {"type": "renons_card", "seat": "N", "card": "C9"})
     assert "while holding H cards" in only(run(ev), "renons_card_invalid")[0]["message"]
+
+
+def test_whist_byttekort_rest_of_the_kitty_goes_on_in_turn():
+    # plain-8-spades: N (declarer) took 2 of the 3 kitty cards; the third may go to E, then S, then W.
+    ev = log("plain-8-spades.jsonl")
+    gives = [i for i, e in enumerate(ev) if e["type"] == "kitty_give"]
+    after = gives[-1] + 1
+    kitty_left = "C4"  # the third kitty card (dealt at line 46)
+    e_card = next(e["card"] for e in ev if e["type"] == "play" and e["seat"] == "E")
+    s_card = next(e["card"] for e in ev if e["type"] == "play" and e["seat"] == "S")
+    ok = ev[:after] + [{"type": "kitty_take", "seat": "E", "card": kitty_left},
+                       {"type": "kitty_give", "seat": "E", "card": e_card}]
+    assert not only(run(ok + [{"type": "end"}]), "exchange_out_of_turn")
+    bad = ev[:after] + [{"type": "kitty_take", "seat": "W", "card": kitty_left},
+                        {"type": "kitty_give", "seat": "W", "card": "D9"},
+                        {"type": "kitty_take", "seat": "S", "card": "D9"},
+                        {"type": "kitty_give", "seat": "S", "card": s_card}]
+    f = only(run(bad + [{"type": "end"}]), "exchange_out_of_turn")
+    assert [x["seat"] for x in f] == ["S"] and "after W" in f[0]["message"]

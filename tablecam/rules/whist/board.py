@@ -398,25 +398,36 @@ class WhistBoard(BoardEngine):
                                      id=self._fid("trumpseat", ev.index)))
         return out
 
-    def _exchange_first(self) -> Seat | None:
-        """Who may exchange first (Byttekort): the last to go along in nolo, the partner in halve."""
+    def _exchange_order(self) -> list[Seat]:
+        """Who may exchange, in order (Byttekort): the declarer, then the players after him in turn;
+        nolo: the last to go along first, then the one before, ...; halve: the partner first."""
         if is_nolo(self.high, self.rules):
-            sol = self.soloists()
-            return sol[-1] if sol else None
+            return list(reversed(self.soloists()))
+        first = self.holder
         if self.high is not None and self.high.paahaeng == "halve":
-            return self._ace_holder() or self.holder
-        return self.holder
+            first = self._ace_holder() or self.holder
+        return [first.next(i) for i in range(4)] if first is not None else []
 
     def _on_kitty(self, ev: Event) -> list[Finding]:
         out = self._need_auction_end(ev)
         seat, card = ev.seat, ev.card
-        if not self.exchanges:
-            first = self._exchange_first()
-            if first is not None and seat != first:
-                out.append(self._finding("exchange_out_of_turn", "Byttekort", f"{seat} exchanged with the kitty "
-                                         f"first; {first} has the first right to exchange.", ev, seat=str(seat),
-                                         status="pending", id=self._fid("exchange", ev.index),
-                                         extra={"expected_seat": str(first)}))
+        order = self._exchange_order()
+        done = [order.index(s) for s, _, _ in self.exchanges if s in order]
+        if any(s == seat for s, _, _ in self.exchanges):
+            pass  # the same player's exchange goes on (take and give are separate events)
+        elif order and seat not in order:
+            out.append(self._finding("exchange_out_of_turn", "Byttekort", f"{seat} exchanged with the kitty but "
+                                     "is not one of the players who may.", ev, seat=str(seat), status="pending",
+                                     id=self._fid("exchange", ev.index)))
+        elif order and not done and seat != order[0]:
+            out.append(self._finding("exchange_out_of_turn", "Byttekort", f"{seat} exchanged with the kitty "
+                                     f"first; {order[0]} has the first right to exchange.", ev, seat=str(seat),
+                                     status="pending", id=self._fid("exchange", ev.index),
+                                     extra={"expected_seat": str(order[0])}))
+        elif order and done and order.index(seat) < max(done):
+            out.append(self._finding("exchange_out_of_turn", "Byttekort", f"{seat} exchanged after "
+                                     f"{order[max(done)]}, whose turn to exchange comes later.", ev, seat=str(seat),
+                                     status="pending", id=self._fid("exchange", ev.index)))
         self.exchanges.append((seat, ev.type, card))
         if ev.type == "kitty_take":
             if card in self.kitty:
