@@ -221,13 +221,14 @@ def parse_deal(text: str) -> tuple[dict[Seat, list[Card]] | None, str | None]:
     (['SA', 'S8', 'S6'], 13)
     """
     hit = _deal_cache.get(text)
-    if hit is not None:
-        return hit
-    res = _parse_deal(text)
-    if len(_deal_cache) > 4096:
-        _deal_cache.clear()
-    _deal_cache[text] = res
-    return res
+    if hit is None:
+        hit = _parse_deal(text)
+        if len(_deal_cache) > 4096:
+            _deal_cache.clear()
+        _deal_cache[text] = hit
+    hands, problem = hit
+    # fresh lists: a record's hands are its own, whoever changes them later
+    return ({s: list(h) for s, h in hands.items()} if hands is not None else None), problem
 
 
 def _parse_deal(text: str) -> tuple[dict[Seat, list[Card]] | None, str | None]:
