@@ -189,7 +189,7 @@ def test_major_penalty_card_played_is_rectified_and_oracle_requires_it():
     g.play("W", lead)
     g.play_low()
     b = g.engine()
-    assert b.legal_plays() == [exposed]
+    assert [str(c) for c in b.legal_plays()] == [exposed]
     j = g.play("E", exposed)
     out = g.run()
     pc = kinds(out, "penalty_card")

@@ -19,12 +19,13 @@ import json
 import os
 from typing import Any
 
+from ...cards import Card
 from ...engine import BoardEngine
 from ...events import Event
 from ...findings import Finding, bad_event
 from .auction import Auction, lowest_sufficient
 from .law64 import transfers
-from .tables import (BID_RANK, BID_TEXT, BIT, CARD_INDEX, CARD_TEXT, FULL_MASK, HONOUR, RANK_VALUE, SEAT_INDEX,
+from .tables import (BID_RANK, BID_TEXT, BIT, CARD_BY_TEXT, CARD_OBJ, CARD_INDEX, CARD_TEXT, FULL_MASK, HONOUR, RANK_VALUE, SEAT_INDEX,
                      SEAT_LETTERS, SIDE_NAME, STRAIN_TRUMP, SUIT, SUIT_LETTER, SUIT_MASK, SUIT_WORD,
                      card_index, contract_text, mask_cards, parse_call, seat_index)
 
@@ -1304,15 +1305,19 @@ class BridgeBoard(BoardEngine):
                                         if self.pen[s]},
                       "claim": ({"seat": SEAT_LETTERS[self.claim[0]], "tricks": self.claim[1]}
                                 if self.claim else None),
-                      "legal": self.legal_plays() if self.phase is PLAY else self.auction.legal_calls()
+                      "legal": self._legal() if self.phase is PLAY else self.auction.legal_calls()
                       if self.phase is AUCTION else []},
         }
 
-    def legal_plays(self) -> list[str]:
+    def legal_plays(self) -> list[Card]:
         """Oracle: cards the player on turn may play now (follow suit, penalty cards, demands).
 
-        Returns canonical card strings; empty when the hand is unknown or no card is due.
+        Empty when the hand is unknown or no card is due. Never a gate: the
+        engine accepts any card and reports what was wrong with it.
         """
+        return [CARD_OBJ[CARD_BY_TEXT[c]] for c in self._legal()]
+
+    def _legal(self) -> list[str]:
         if self.phase is not PLAY or self.turn is None:
             return []
         s = self.turn
