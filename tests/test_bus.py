@@ -297,3 +297,49 @@ def test_sigkill_table_node_mid_board_loses_and_duplicates_nothing(mosquitto, tm
     b.feed([to_item(ev, s - 1) for s, ev in got])
     assert [f.to_dict() for f in a.findings] == [f.to_dict() for f in b.findings]
     station.stop()
+
+
+@pytest.mark.mqtt
+def test_director_station_process_serves_tables_from_the_broker(mosquitto, tmp_path):
+    """`tablecam serve --mqtt` as its own process, table nodes as theirs."""
+    import json as _json
+    import urllib.request
+
+    from conftest import free_port, wait_port
+
+    port = free_port()
+    token = "t" * 40
+    env = dict(os.environ, TABLECAM_DIRECTOR_TOKEN=token, TABLECAM_MQTT_PASSWORD=mosquitto.users["director"])
+    station = subprocess.Popen([sys.executable, "-m", "tablecam", "serve", "--port", str(port), "--mqtt",
+                                f"127.0.0.1:{mosquitto.port}", "--station-store", str(tmp_path / "st.sqlite")],
+                               cwd=REPO, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    try:
+        wait_port(port, 60)
+        tables = ["t1", "t2"]
+        procs = [_node_proc(_write_table_config(tmp_path, t, mosquitto, 1, 400.0), mosquitto, t) for t in tables]
+        for p in procs:
+            assert p.wait(90) == 0, p.stderr.read().decode()
+        expected = len(list(simulate_session(1, seed=11, rate=0.5)))
+        req = urllib.request.Request(f"http://127.0.0.1:{port}/api/tables",
+                                     headers={"Authorization": f"Bearer {token}"})
+        deadline = time.time() + 30
+        while True:
+            data = _json.loads(urllib.request.urlopen(req, timeout=10).read())
+            counts = {t["id"]: t["events"] for t in data["tables"]}
+            if all(counts.get(t) == expected for t in tables) or time.time() > deadline:
+                break
+            time.sleep(0.3)
+        assert counts == {t: expected for t in tables}
+        # Without the token the station answers 401.
+        with pytest.raises(urllib.error.HTTPError) as e:
+            urllib.request.urlopen(f"http://127.0.0.1:{port}/api/tables", timeout=10)
+        assert e.value.code == 401
+    finally:
+        station.terminate()
+        station.wait(10)
+
+
+def test_demo_acl_matches_the_shipped_mosquitto_acl():
+    from tablecam.bus.demo import MOSQUITTO_ACL
+
+    assert (REPO / "config/mosquitto/mosquitto.acl").read_text() == MOSQUITTO_ACL
