@@ -104,8 +104,48 @@ def _masks(small: np.ndarray) -> list[np.ndarray]:
     m3 = np.zeros_like(edges)
     cv2.drawContours(m3, cnts, -1, 255, -1)
     out.append(cv2.erode(m3, np.ones((3, 3), np.uint8)))
+    # white cut along edges: overlapping cards are one white blob, but the
+    # upper card's outline is an edge that splits it
+    out.append(cv2.bitwise_and(m1, cv2.bitwise_not(edges)))
     k = np.ones((3, 3), np.uint8)
     return [cv2.morphologyEx(m, cv2.MORPH_OPEN, k) for m in out]
+
+
+def _completions(cnt: np.ndarray, max_area: float, aspect: float = 1.42) -> list[np.ndarray]:
+    """Card-sized quads that could explain a blob that is not card-shaped.
+
+    Two overlapping cards make one blob that is too wide; a card half under
+    another shows a strip that is too narrow.  Either way one side of the
+    blob's rotated rectangle is (probably) a whole card edge: a card-sized
+    rectangle is placed flush with each end of the other side.  The
+    classifier then reads each hypothesis; wrong ones come out as ``none``
+    or are outscored.
+    """
+    import cv2
+
+    (cx, cy), (w, h), ang = cv2.minAreaRect(cnt)
+    if w < 4 or h < 4 or cv2.contourArea(cnt) < 0.6 * w * h:
+        return []
+    t = np.deg2rad(ang)
+    ux = np.array([np.cos(t), np.sin(t)], np.float32)  # along w
+    uy = np.array([-np.sin(t), np.cos(t)], np.float32)  # along h
+    c = np.array([cx, cy], np.float32)
+    out = []
+    for along, other, ua, uo in ((w, h, ux, uy), (h, w, uy, ux)):
+        # 'other' is a whole card edge: long or short one
+        for full_other, full_along in ((other, other / aspect), (other, other * aspect)):
+            if abs(full_along - along) < 0.12 * full_along or full_along > 2.6 * along:
+                continue
+            if full_along * full_other > max_area:
+                continue
+            for sgn in (-1, 1):
+                # flush with the blob's end at sgn * along/2
+                end = c + ua * (sgn * along / 2)
+                cc = end - ua * (sgn * full_along / 2)
+                hw, hh = ua * (full_along / 2), uo * (full_other / 2)
+                q = np.array([cc - hw - hh, cc + hw - hh, cc + hw + hh, cc - hw + hh], np.float32)
+                out.append(q)
+    return out
 
 
 def _iou_quads(a: np.ndarray, b: np.ndarray) -> float:
@@ -137,6 +177,7 @@ def find_cards(image: np.ndarray, max_side: int = 900, min_frac: float = 0.004,
     sh, sw = small.shape[:2]
     total = sh * sw
     cands: list[tuple[float, np.ndarray]] = []
+    hyps: list[tuple[float, np.ndarray]] = []
     for mask in _masks(small):
         for it in (0, 2, 5):
             m = cv2.erode(mask, np.ones((3, 3), np.uint8), iterations=it) if it else mask
@@ -153,16 +194,21 @@ def find_cards(image: np.ndarray, max_side: int = 900, min_frac: float = 0.004,
                     quad = ctr + d * (1 + (it * 1.0) / np.maximum(n, 1) * 1.4)
                 asp = _aspect(quad)
                 if not (1.15 <= asp <= 1.85) or fill < 0.8:
+                    if it == 0 and a > 2 * min_frac * total:
+                        for hq in _completions(c, 0.25 * total):
+                            hyps.append((0.0, hq))
                     continue
                 score = fill - abs(asp - 1.42) * 0.5
                 cands.append((score, quad))
-            if it == 0 and all(True for _ in cnts):
-                pass
     cands.sort(key=lambda t: -t[0])
     kept: list[np.ndarray] = []
     for _, q in cands:
         if all(_iou_quads(q, k) < 0.5 for k in kept):
             # drop a quad that lies inside a kept one (the picture frame of a court card)
+            kept.append(q)
+    # completions of partly hidden cards, unless a whole-card quad explains them
+    for _, q in hyps:
+        if all(_iou_quads(q, k) < 0.6 for k in kept):
             kept.append(q)
     res = []
     for q in kept:

@@ -65,7 +65,7 @@ def table_texture(rng: np.random.Generator, h: int, w: int, kind: str | None = N
         img = np.ones((h, w, 3), np.float32) * rng.uniform(10, 70, 3).astype(np.float32)
         img += rng.normal(0, 6, (h, w, 1)).astype(np.float32)
     else:  # clutter: boxes, books, carpet-like stripes (the real photos' backgrounds)
-        img = table_texture(rng, h, w, "noise").astype(np.float32)
+        img = table_texture(rng, h, w, "noise")
         for _ in range(int(rng.integers(4, 14))):
             c = tuple(float(v) for v in rng.uniform(0, 255, 3))
             x, y = int(rng.integers(0, w)), int(rng.integers(0, h))
@@ -162,7 +162,25 @@ def draw_finger(img: np.ndarray, rng: np.random.Generator, center: tuple[float, 
 # ---------------------------------------------------------------- corner samples
 
 
-def corner_sample(face: np.ndarray, rng: np.random.Generator, occlude: float = 0.25) -> np.ndarray:
+class TexturePool:
+    """A few hundred table textures, cut into random windows: rendering a
+    fresh texture per training sample costs more than everything else."""
+
+    def __init__(self, rng: np.random.Generator, n: int = 96, h: int = 560, w: int = 480):
+        self.tex = [table_texture(rng, h, w) for _ in range(n)]
+
+    def get(self, rng: np.random.Generator, h: int, w: int) -> np.ndarray:
+        t = self.tex[int(rng.integers(len(self.tex)))]
+        y = int(rng.integers(0, t.shape[0] - h + 1))
+        x = int(rng.integers(0, t.shape[1] - w + 1))
+        out = t[y:y + h, x:x + w]
+        if rng.random() < 0.5:
+            out = out[:, ::-1]
+        return np.ascontiguousarray(out)
+
+
+def corner_sample(face: np.ndarray, rng: np.random.Generator, occlude: float = 0.25,
+                  pool: TexturePool | None = None) -> np.ndarray:
     """One rectified-card view of ``face`` as the pipeline would produce it
     from a photograph, returned as a 250x350 BGR image.
 
@@ -172,7 +190,7 @@ def corner_sample(face: np.ndarray, rng: np.random.Generator, occlude: float = 0
     import cv2
 
     pad = 60
-    bg = table_texture(rng, FACE_H + 2 * pad, FACE_W + 2 * pad)
+    bg = pool.get(rng, FACE_H + 2 * pad, FACE_W + 2 * pad) if pool else table_texture(rng, FACE_H + 2 * pad, FACE_W + 2 * pad)
     if rng.random() < 0.5:
         face = np.rot90(face, 2).copy()
     canvas = bg.copy()
@@ -210,13 +228,13 @@ def corner_sample(face: np.ndarray, rng: np.random.Generator, occlude: float = 0
     return cv2.warpPerspective(small, m, (FACE_W, FACE_H), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
 
 
-def none_sample(rng: np.random.Generator) -> np.ndarray:
+def none_sample(rng: np.random.Generator, pool: TexturePool | None = None) -> np.ndarray:
     """A 250x350 'rectified' patch that is not a card: table, clutter, paper."""
     import cv2
 
     r = rng.random()
     if r < 0.6:
-        img = table_texture(rng, FACE_H, FACE_W)
+        img = pool.get(rng, FACE_H, FACE_W) if pool else table_texture(rng, FACE_H, FACE_W)
     elif r < 0.8:  # paper / a white box with print on it
         img = np.full((FACE_H, FACE_W, 3), rng.uniform(180, 255), np.uint8)
         for _ in range(int(rng.integers(0, 6))):
@@ -253,16 +271,17 @@ def corner_dataset(n: int, decks: list[str], seed: int = 0, none_frac: float = 0
             it = tqdm(it, desc="render corners", unit="img")
         except ImportError:
             pass
+    pool = TexturePool(rng)
     for i in it:
         if rng.random() < none_frac:
-            img, lab = none_sample(rng), classes.index("none")
+            img, lab = none_sample(rng, pool), classes.index("none")
         else:
             code = codes[i % len(codes)]
             deck = decks[int(rng.integers(len(decks)))]
             key = (deck, code)
             if key not in faces:
                 faces[key] = render_face(code, deck)
-            img, lab = corner_sample(faces[key], rng), classes.index(code)
+            img, lab = corner_sample(faces[key], rng, pool=pool), classes.index(code)
         crop = corner_crops(img)[int(rng.integers(2))]
         xs.append((crop * 255).astype(np.uint8))
         ys.append(lab)
@@ -328,10 +347,16 @@ def render_scene(rng: np.random.Generator, decks: list[str], size: tuple[int, in
             layouts.append(("single", 1))
             i += 1
     idx = 0
+    groups: list[tuple[float, float, float]] = []
     for kind, k in layouts:
         ch = rng.uniform(*card_px)
         cw = ch * FACE_W / FACE_H
-        cx, cy = rng.uniform(cw, w - cw), rng.uniform(ch * 0.7, h - ch * 0.7)
+        rad = ch * 0.62 + (k - 1) * cw * 0.32
+        for _try in range(40):  # groups do not touch each other (only cards within a group overlap)
+            cx, cy = rng.uniform(cw, w - cw), rng.uniform(ch * 0.7, h - ch * 0.7)
+            if all(math.hypot(cx - gx, cy - gy) > rad + gr for gx, gy, gr in groups):
+                break
+        groups.append((cx, cy, rad))
         base_ang = rng.uniform(0, 2 * math.pi)
         for j in range(k):
             code = codes[idx]

@@ -1,0 +1,191 @@
+"""Measure the detector: real photographs, held-out decks, overlap scenes.
+
+Every function returns plain numbers (and the raw counts behind them) so the
+bench, the tests and the model card quote the same figures.
+
+* :func:`eval_real_photos` - the ``real-photos/edje`` split: whole-card boxes
+  labelled by rank only (nine .. ace).  A ground-truth card is *found* when
+  a detection's box overlaps it (IoU >= 0.5, or the detection's box holds
+  most of the labelled box: labels of a partly covered card only cover its
+  visible part); it is *read* when that detection's rank matches.
+* :func:`eval_heldout_crops` - per-card top-1 of the classifier on rectified
+  cards of the held-out deck designs (the localiser taken out of the loop).
+* :func:`eval_scenes` - full detect() on rendered table scenes of held-out
+  decks, with and without overlaps and fingers: per-card precision/recall
+  (a detection is right when its card code and box match a visible card).
+"""
+
+from __future__ import annotations
+
+import glob
+import os
+import time
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import numpy as np
+
+RANK_WORDS = {"nine": "9", "ten": "T", "jack": "J", "queen": "Q", "king": "K", "ace": "A"}
+REAL_PHOTOS = Path(__file__).resolve().parents[3] / "shared" / "data" / "real-photos" / "edje"
+
+
+def _iou(a, b) -> float:
+    x1, y1 = max(a[0], b[0]), max(a[1], b[1])
+    x2, y2 = min(a[2], b[2]), min(a[3], b[3])
+    inter = max(0.0, x2 - x1) * max(0.0, y2 - y1)
+    u = (a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter
+    return inter / u if u > 0 else 0.0
+
+
+def _covers(det, gt) -> float:
+    """Fraction of the ground-truth box inside the detection's box."""
+    x1, y1 = max(det[0], gt[0]), max(det[1], gt[1])
+    x2, y2 = min(det[2], gt[2]), min(det[3], gt[3])
+    inter = max(0.0, x2 - x1) * max(0.0, y2 - y1)
+    ga = (gt[2] - gt[0]) * (gt[3] - gt[1])
+    return inter / ga if ga > 0 else 0.0
+
+
+def read_voc(xml_path: str | Path) -> list[tuple[str, tuple[float, float, float, float]]]:
+    """(rank letter, box) for each labelled card in a Pascal VOC file."""
+    root = ET.parse(xml_path).getroot()
+    out = []
+    for o in root.findall("object"):
+        b = tuple(float(o.find("bndbox/" + k).text) for k in ("xmin", "ymin", "xmax", "ymax"))
+        out.append((RANK_WORDS[o.find("name").text.strip().lower()], b))
+    return out
+
+
+def match(dets: list, gts: list[tuple[str, tuple]], key=lambda d: d.card[1:] if len(d.card) == 2 else d.card):
+    """Greedy one-to-one matching; returns (found, read, n_gt, n_det, n_det_matched, pairs)."""
+    pairs = []
+    for gi, (_, gb) in enumerate(gts):
+        for di, d in enumerate(dets):
+            s = max(_iou(d.box, gb), 0.9 * _covers(d.box, gb) if _iou(d.box, gb) > 0.3 else 0.0)
+            if s >= 0.5:
+                pairs.append((s, gi, di))
+    pairs.sort(reverse=True)
+    used_g, used_d, res = set(), set(), []
+    for s, gi, di in pairs:
+        if gi in used_g or di in used_d:
+            continue
+        used_g.add(gi)
+        used_d.add(di)
+        res.append((gi, di))
+    read = sum(1 for gi, di in res if key(dets[di]) == gts[gi][0])
+    return len(res), read, len(gts), len(dets), res
+
+
+def eval_real_photos(split: str = "test", detector=None, root: Path | None = None, verbose: bool = False) -> dict:
+    """Rank accuracy and recall of whole cards on one split of the edje photos."""
+    import cv2
+
+    from .detector import load_detector
+
+    det = detector or load_detector()
+    root = Path(root or REAL_PHOTOS) / split
+    files = sorted(glob.glob(str(root / "*.JPG")) + glob.glob(str(root / "*.jpg")))
+    tot = {"gt": 0, "found": 0, "read": 0, "dets": 0, "images": 0, "seconds": 0.0}
+    errors = []
+    for f in files:
+        x = os.path.splitext(f)[0] + ".xml"
+        if not os.path.exists(x):
+            continue
+        gts = read_voc(x)
+        img = cv2.imread(f)
+        t = time.perf_counter()
+        dets = det.detect(img)
+        tot["seconds"] += time.perf_counter() - t
+        found, read, n_gt, n_det, pairs = match(dets, gts)
+        tot["gt"] += n_gt
+        tot["found"] += found
+        tot["read"] += read
+        tot["dets"] += n_det
+        tot["images"] += 1
+        if read < n_gt:
+            got = {gi: dets[di].card for gi, di in pairs}
+            errors.append({"image": os.path.basename(f),
+                           "missed": [gts[i][0] for i in range(n_gt) if i not in got],
+                           "misread": [(gts[i][0], c) for i, c in got.items() if c[1:] != gts[i][0]]})
+    tot["recall"] = tot["found"] / max(1, tot["gt"])
+    tot["rank_accuracy"] = tot["read"] / max(1, tot["gt"])
+    tot["rank_accuracy_of_found"] = tot["read"] / max(1, tot["found"])
+    tot["ms_per_image"] = 1000 * tot["seconds"] / max(1, tot["images"])
+    tot["errors"] = errors
+    if verbose:
+        for e in errors:
+            print(e)
+    return tot
+
+
+def eval_heldout_crops(n_per_card: int = 20, seed: int = 123, decks: list[str] | None = None,
+                       detector=None) -> dict:
+    """Per-card top-1 on rectified held-out cards (corner_sample views)."""
+    from .classify import CLASSES
+    from .detector import load_detector
+    from .faces import HELD_OUT_DECKS, render_face
+    from .synth import TexturePool, corner_sample
+
+    det = detector or load_detector()
+    decks = decks or HELD_OUT_DECKS
+    rng = np.random.default_rng(seed)
+    pool = TexturePool(rng, n=24)
+    codes = [c for c in CLASSES if c != "none"]
+    per_deck = {}
+    confusions = []
+    for deck in decks:
+        ok = n = 0
+        for code in codes:
+            face = render_face(code, deck)
+            cards = [corner_sample(face, rng, occlude=0.0, pool=pool) for _ in range(n_per_card)]
+            for p in det.classifier.classify_cards(cards):
+                pred = det.classes[int(np.argmax(p))]
+                n += 1
+                ok += pred == code
+                if pred != code:
+                    confusions.append((deck, code, pred))
+        per_deck[deck] = ok / n
+    total = float(np.mean(list(per_deck.values())))
+    return {"top1": total, "per_deck": per_deck, "n": len(codes) * n_per_card * len(decks),
+            "confusions": confusions[:40]}
+
+
+def eval_scenes(n: int = 50, seed: int = 7, overlap: bool = True, decks: list[str] | None = None,
+                detector=None, size=(1280, 720)) -> dict:
+    """Per-card precision and recall of detect() on rendered held-out scenes."""
+    from .detector import load_detector
+    from .faces import HELD_OUT_DECKS
+    from .synth import render_scene
+
+    det = detector or load_detector()
+    decks = decks or HELD_OUT_DECKS
+    rng = np.random.default_rng(seed)
+    tp = fp = fn = 0
+    hidden_ok = 0
+    secs = 0.0
+    for _ in range(n):
+        sc = render_scene(rng, decks, size=size, overlap=overlap, fingers=overlap)
+        t = time.perf_counter()
+        dets = det.detect(sc.image)
+        secs += time.perf_counter() - t
+        gts = [(c.card, tuple(c.quad.min(axis=0)) + tuple(c.quad.max(axis=0)), c.visible) for c in sc.cards]
+        used = set()
+        for d in sorted(dets, key=lambda d: -d.conf):
+            best, bi = 0.0, -1
+            for gi, (code, box, vis) in enumerate(gts):
+                if gi in used or code != d.card:
+                    continue
+                s = _iou(d.box, box)
+                if s > best:
+                    best, bi = s, gi
+            if bi >= 0 and best >= 0.5:
+                used.add(bi)
+                tp += 1
+                if not gts[bi][2]:
+                    hidden_ok += 1
+            else:
+                fp += 1
+        fn += sum(1 for gi, g in enumerate(gts) if g[2] and gi not in used)
+    tp_vis = tp - hidden_ok
+    return {"precision": tp / max(1, tp + fp), "recall": tp_vis / max(1, tp_vis + fn), "tp": tp, "fp": fp,
+            "fn": fn, "scenes": n, "overlap": overlap, "ms_per_image": 1000 * secs / max(1, n)}
