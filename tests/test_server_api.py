@@ -459,3 +459,28 @@ def test_alerts_jump_the_queue():
         return [c.queue.get_nowait()[2] for _ in range(3)]
 
     assert asyncio.run(go()) == ["alert", "tables-1", "tables-2"]
+
+
+@needs_data
+def test_camera_frame_of_the_moment_is_alert_evidence(client, hub):
+    import base64
+
+    from tablecam.server.samples import PHOTOS, real_photo_frame
+
+    if not os.path.isdir(PHOTOS):
+        pytest.skip("real photos not present")
+    jpg, cards, w, h = real_photo_frame()
+    post_events(client, "t5", [REVOKE_FINDING])          # the alert first, the frame a moment later
+    r = client.post("/api/tables/t5/frames", headers=AUTH,
+                    json={"image": base64.b64encode(jpg).decode(), "cards": cards, "width": w, "height": h})
+    assert r.status_code == 200, r.text
+    fid = r.json()["frame"]
+    a = client.get("/api/alerts", headers=AUTH).json()["alerts"][0]
+    assert a["frame"]["id"] == fid and len(a["frame"]["cards"]) == len(cards) >= 2
+    img = client.get(f"/api/frames/{fid}", headers=AUTH)
+    assert img.status_code == 200 and img.headers["content-type"] == "image/jpeg" and img.content == jpg
+    assert client.get(f"/api/frames/{fid}").status_code == 401
+    bad = client.post("/api/tables/t5/frames", headers=AUTH,
+                      json={"image": base64.b64encode(b"not an image").decode()})
+    assert bad.status_code == 422 and "JPEG or PNG" in bad.json()["detail"]
+    assert client.post("/api/tables/t5/frames", headers=AUTH, json={"image": "%%%%%%%%%"}).status_code == 422

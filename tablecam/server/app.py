@@ -65,6 +65,25 @@ class RulingIn(BaseModel):
     option: str | None = Field(None, max_length=300, description="one of the alert's options, or another")
 
 
+class Detection(BaseModel):
+    """One recognised card, as ``tablecam detect --json`` writes it."""
+
+    model_config = ConfigDict(extra="ignore")
+    card: str = Field(min_length=1, max_length=8)
+    conf: float | None = Field(None, ge=0, le=1)
+    box: list[float] = Field(min_length=4, max_length=4)
+
+
+class FrameIn(BaseModel):
+    """A camera frame (base64 JPEG or PNG) and the cards recognised on it."""
+
+    model_config = ConfigDict(extra="forbid")
+    image: str = Field(min_length=8, max_length=6_000_000, description="base64 of a JPEG or PNG file")
+    cards: list[Detection] = Field(default_factory=list, max_length=200)
+    width: int | None = Field(None, ge=1, le=20000)
+    height: int | None = Field(None, ge=1, le=20000)
+
+
 class HealthIn(BaseModel):
     """A shoe or camera node reporting how it is."""
 
@@ -294,7 +313,7 @@ def create_app(hub: TableHub | None = None, token: str | None = None, broadcast_
         response.headers.setdefault("Referrer-Policy", "no-referrer")
         response.headers.setdefault(
             "Content-Security-Policy",
-            "default-src 'self'; connect-src 'self' ws: wss:; img-src 'self' data:; "
+            "default-src 'self'; connect-src 'self' ws: wss:; img-src 'self' data: blob:; "
             "style-src 'self'; script-src 'self'; frame-ancestors 'none'")
         if path.startswith("/api/") or path.startswith("/public/"):
             response.headers.setdefault("Cache-Control", "no-store")
@@ -427,6 +446,38 @@ def create_app(hub: TableHub | None = None, token: str | None = None, broadcast_
         except OverflowError as e:
             raise HTTPException(429, str(e)) from None
         return {"table": table_id, "source": body.source, "status": body.status}
+
+    @app.post("/api/tables/{table_id}/frames", tags=["director"], dependencies=D,
+              summary="A camera frame with its recognised cards (evidence for alerts at that moment)")
+    def add_frame(table_id: str, body: FrameIn) -> dict[str, Any]:
+        import base64
+        import binascii
+
+        if not TABLE_ID.match(table_id):
+            raise HTTPException(422, "invalid table id")
+        try:
+            raw = base64.b64decode(body.image, validate=True)
+        except (binascii.Error, ValueError):
+            raise HTTPException(422, "image: not valid base64") from None
+        if raw[:3] == b"\xff\xd8\xff":
+            media = "image/jpeg"
+        elif raw[:8] == b"\x89PNG\r\n\x1a\n":
+            media = "image/png"
+        else:
+            raise HTTPException(422, "image: expected a JPEG or PNG file")
+        try:
+            fid = hub.add_frame(table_id, raw, [d.model_dump() for d in body.cards], media, body.width, body.height)
+        except OverflowError as e:
+            raise HTTPException(429, str(e)) from None
+        return {"table": table_id, "frame": fid}
+
+    @app.get("/api/frames/{frame_id}", tags=["director"], dependencies=D, summary="A kept camera frame (image)",
+             response_class=Response)
+    def get_frame(frame_id: int) -> Response:
+        fr = hub.frame(frame_id)
+        if fr is None:
+            raise HTTPException(404, f"no frame {frame_id} (frames no alert refers to roll off)")
+        return Response(fr.image, media_type=fr.media_type)
 
     @app.get("/api/alerts", tags=["director"], dependencies=D, summary="The alert queue")
     def alerts(state: Literal["open", "acknowledged", "ruled"] | None = None,

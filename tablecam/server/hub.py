@@ -22,6 +22,7 @@ file or MQTT message the event came from.
 
 from __future__ import annotations
 
+import collections
 import dataclasses
 import itertools
 import json
@@ -42,6 +43,11 @@ HEALTH_SOURCES = ("shoe", "camera")
 HEALTH_STATUSES = ("ok", "degraded", "down", "unknown")
 EVIDENCE_EVENTS = 12
 """How many events before (and including) the triggering one an alert carries."""
+FRAMES_KEPT = 120
+"""Camera frames kept per table (a ring); frames an alert refers to are kept for good."""
+FRAME_WINDOW = (-3.0, 6.0)
+"""A frame belongs to an event if it arrived this many seconds before / after it (the
+camera pipeline decides a card some frames after it came to rest)."""
 
 Listener = Callable[[dict[str, Any]], None]
 
@@ -76,6 +82,24 @@ class LogEntry:
 
 
 @dataclasses.dataclass
+class Frame:
+    """A camera frame with what the recogniser saw (``tablecam detect`` records)."""
+
+    id: int
+    table: str
+    at: float
+    image: bytes
+    media_type: str
+    cards: list[dict[str, Any]]
+    width: int | None = None
+    height: int | None = None
+
+    def meta(self) -> dict[str, Any]:
+        return {"id": self.id, "table": self.table, "at": self.at, "cards": self.cards,
+                "width": self.width, "height": self.height, "media_type": self.media_type}
+
+
+@dataclasses.dataclass
 class Alert:
     """A finding the director must handle, with its handling history.
 
@@ -98,6 +122,8 @@ class Alert:
     ruling: dict[str, Any] | None = None
     events: list[int] = dataclasses.field(default_factory=list)   # the event each step cited
     rules: list[str] = dataclasses.field(default_factory=list)    # every rule cited, in order
+    frame: Frame | None = None                                    # the camera's view of the moment
+    event_at: float | None = None                                 # when the first cited event arrived
 
     def to_dict(self) -> dict[str, Any]:
         f = self.finding
@@ -125,6 +151,7 @@ class Alert:
             "evidence": self.evidence,
             "events": self.events,
             "rules": [{"citation": r, "ref": rule_reference(r)} for r in self.rules],
+            "frame": self.frame.meta() if self.frame else None,
             "acknowledged": self.acknowledged,
             "ruling": self.ruling,
         }
@@ -160,6 +187,7 @@ class TableState:
         self.open_alerts = 0
         self.open_by_severity: dict[str, int] = {}
         self.board_event: Event | None = None     # the latest ``board`` event, judged or not
+        self.frames: collections.deque[Frame] = collections.deque(maxlen=FRAMES_KEPT)
 
     # -- views ---------------------------------------------------------------
     def snapshot(self) -> dict[str, Any]:
@@ -245,6 +273,8 @@ class TableHub:
         self._alerts: dict[int, Alert] = {}
         self._alert_keys: dict[tuple[str, str], int] = {}
         self._alert_seq = itertools.count(1)
+        self._frame_seq = itertools.count(1)
+        self._frames: dict[int, Frame] = {}   # frames by id: the rings' and those alerts keep
         self._listeners: list[Listener] = []
         self.lock = threading.RLock()
         self.started_at = time.time()
@@ -426,6 +456,9 @@ class TableHub:
             a = Alert(aid, t.id, d, f.severity, now, self.evidence(t, f.event),
                       history=[{"at": now, "status": d.get("status"), "message": d.get("message")}],
                       events=[f.event] if f.event is not None else [], rules=[f.rule] if f.rule else [])
+            # when the cited event arrived (a remote engine's finding: when the finding did)
+            a.event_at = t.log[f.event].at if f.event is not None and 0 <= f.event < len(t.log) else now
+            a.frame = self._frame_near(t, a.event_at)
             self._alerts[aid] = a
             if key:
                 self._alert_keys[key] = aid
@@ -493,6 +526,50 @@ class TableHub:
             a.history.append({"at": now, "state": "ruled", "by": by, "option": option, "text": text})
             self._publish({"type": "alert", "alert": a.to_dict()})
             return a.to_dict()
+
+    # -- camera frames ---------------------------------------------------------
+    def add_frame(self, table_id: str, image: bytes, cards: list[dict[str, Any]], media_type: str = "image/jpeg",
+                  width: int | None = None, height: int | None = None, at: float | None = None) -> int:
+        """Keep a camera frame and what was recognised on it; return its id.
+
+        Alerts whose event arrived within :data:`FRAME_WINDOW` of the frame and
+        have none yet take it as evidence (the frame usually lands a little
+        after the event the pipeline derived from it).
+        """
+        now = time.time() if at is None else at
+        with self.lock:
+            t = self.table(table_id, create=True)
+            assert t is not None
+            fr = Frame(next(self._frame_seq), table_id, now, bytes(image), media_type, list(cards), width, height)
+            if len(t.frames) == t.frames.maxlen:
+                old = t.frames[0]
+                if not any(a.frame is old for a in self._alerts.values()):
+                    self._frames.pop(old.id, None)
+            t.frames.append(fr)
+            self._frames[fr.id] = fr
+            t.source_seen["camera"] = now
+            lo, hi = FRAME_WINDOW
+            for a in self._alerts.values():
+                if a.table == table_id and a.frame is None and a.event_at is not None \
+                        and lo <= now - a.event_at <= hi:
+                    a.frame = fr
+                    a.updated_at = now
+                    self._publish({"type": "alert", "alert": a.to_dict()})
+            return fr.id
+
+    def frame(self, frame_id: int) -> Frame | None:
+        with self.lock:
+            return self._frames.get(frame_id)
+
+    @staticmethod
+    def _frame_near(t: TableState, at: float) -> Frame | None:
+        lo, hi = FRAME_WINDOW
+        best = None
+        for fr in t.frames:
+            d = fr.at - at
+            if lo <= d <= hi and (best is None or abs(d) < abs(best.at - at)):
+                best = fr
+        return best
 
     def alert_id_for(self, table_id: str, finding_id: str) -> int | None:
         """The alert raised by a finding id (stable across restarts, unlike the alert number)."""

@@ -125,3 +125,31 @@ def revoke_board(path: str = REALBRIDGE, skip: int = 0) -> tuple[list[Event], di
 def event_dicts(events: Iterable[Event]) -> list[dict[str, Any]]:
     """JSON-ready dicts (what an HTTP replay posts)."""
     return [e.to_dict() for e in events]
+
+
+PHOTOS = os.path.join("..", "shared", "data", "real-photos", "edje", "test")
+
+
+def real_photo_frame(name: str | None = None) -> tuple[bytes, list[dict[str, Any]], int, int]:
+    """A real card photo and its annotated boxes as ``tablecam detect`` records.
+
+    The photos' labels are ranks only (``ace``, ``nine`` ...), so ``card``
+    carries the rank name: evidence for the screenshot and the tests, not a
+    recogniser's output.
+    """
+    import xml.etree.ElementTree as ET
+
+    names = sorted(f for f in os.listdir(PHOTOS) if f.lower().endswith(".jpg"))
+    jpg = name or next(f for f in names if len(ET.parse(os.path.join(PHOTOS, f[:-4] + ".xml"))
+                                               .getroot().findall("object")) >= 2)
+    root = ET.parse(os.path.join(PHOTOS, jpg[:-4] + ".xml")).getroot()
+    w = int(root.findtext("size/width") or 0)
+    h = int(root.findtext("size/height") or 0)
+    cards = []
+    for obj in root.findall("object"):
+        bb = obj.find("bndbox")
+        assert bb is not None
+        box = [float(bb.findtext(k) or 0) for k in ("xmin", "ymin", "xmax", "ymax")]
+        cards.append({"card": obj.findtext("name") or "?", "conf": 1.0, "box": box})
+    with open(os.path.join(PHOTOS, jpg), "rb") as fp:
+        return fp.read(), cards, w, h

@@ -14,7 +14,7 @@ import time
 
 from .app import create_app
 from .hub import TableHub
-from .samples import real_boards, revoke_board
+from .samples import real_boards, real_photo_frame, revoke_board
 from .testing import launch_chromium, serve_in_thread
 
 TOKEN = "screenshot-token-not-secret"
@@ -31,6 +31,11 @@ def build_session(hub: TableHub) -> None:
     rev, info = revoke_board()
     for i, e in enumerate(rev[:info["event"] + 6]):
         hub.ingest("1", e, received=now - 40 + i * 0.3)
+    try:  # the camera's frame of the moment (a real photo with its annotated cards)
+        jpg, cards, w, h = real_photo_frame()
+        hub.add_frame("1", jpg, cards, "image/jpeg", w, h, at=now - 40 + info["event"] * 0.3 + 0.5)
+    except OSError:
+        pass
     for t in range(2, 9):
         seq = boards[(t * 2) % len(boards)] + boards[(t * 2 + 1) % len(boards)]
         cut = [len(seq) - 1, 20, 60, 75, 100, 130, 150][t - 2] if t - 2 < 7 else len(seq) // 2
@@ -78,6 +83,8 @@ def main(argv: list[str] | None = None) -> int:
 
             def shot(view: str) -> None:
                 path = os.path.join(args.out, f"{view}-{name}.png" if name != "laptop" else f"{view}.png")
+                page.evaluate("window.scrollTo(0, 0)")
+                time.sleep(0.2)
                 page.screenshot(path=path, full_page=(view in ("alerts", "table")))
                 shots.append(path)
 
@@ -89,6 +96,7 @@ def main(argv: list[str] | None = None) -> int:
             page.click('nav a[data-view="alerts"]')
             page.wait_for_selector(".alert")
             page.locator(".alert details").first.evaluate("d => d.open = true")
+            page.wait_for_selector(".frame-box svg", timeout=5000)
             form = page.locator(".alert form[data-rule]").first
             if form.count():
                 form.locator("select").select_option(index=1)

@@ -15,7 +15,8 @@ const S = {
   tableFindings: [],
   ws: null,
   alertFilter: "active",
-  drafts: new Map(),      // alert id -> {option, text}: what the director is typing survives live updates
+  drafts: new Map(),
+  frameUrls: new Map(),   // frame id -> object URL of the image (fetched with the token)      // alert id -> {option, text}: what the director is typing survives live updates
   silentAfter: 120,
 };
 
@@ -371,11 +372,49 @@ function alertHTML(a) {
     <div class="msg">${esc(a.message)}</div>${rule}
     ${a.options && a.options.length ? `<div><b>Options:</b> ${a.options.map(esc).join(" \u00b7 ")}</div>` : ""}
     ${a.remedy ? `<div><b>Remedy:</b> ${esc(a.remedy)}</div>` : ""}
-    <details><summary>Evidence: ${(a.evidence || []).length} events up to #${esc(trig ?? "?")} (highlighted: the events the finding cites)</summary><div class="evidence">${evidence}</div></details>
+    <details><summary>Evidence: ${(a.evidence || []).length} events up to #${esc(trig ?? "?")} (highlighted: the events the finding cites)${a.frame ? " and the camera frame" : ""}</summary>
+      <div class="evidence-wrap"><div class="evidence">${evidence}</div>
+      ${a.frame ? `<figure class="frame" data-frame="${esc(a.frame.id)}"><div class="frame-box"></div>
+        <figcaption>camera, ${esc(clock(a.frame.at))}: ${(a.frame.cards || []).length} cards recognised</figcaption></figure>` : ""}</div></details>
     ${ruling}${ack}${form}</div>`;
 }
 
+// The frame is fetched with the token (an <img src> cannot send it) and the recognised
+// cards are outlined with an SVG drawn in the image's own pixel coordinates.
+async function showFrame(fig, frame) {
+  const box = fig.querySelector(".frame-box");
+  let url = S.frameUrls.get(frame.id);
+  if (!url) {
+    try {
+      url = URL.createObjectURL(await (await api(`/api/frames/${frame.id}`)).blob());
+      S.frameUrls.set(frame.id, url);
+    } catch (e) { box.textContent = "frame not available: " + e.message; return; }
+  }
+  const img = new Image();
+  img.onload = () => {
+    const w = frame.width || img.naturalWidth, h = frame.height || img.naturalHeight;
+    const rects = (frame.cards || []).map(c => {
+      const [x1, y1, x2, y2] = c.box.map(Number);
+      const red = /^[HD]/.test(c.card);
+      return `<rect x="${x1}" y="${y1}" width="${x2 - x1}" height="${y2 - y1}" class="${red ? "red" : ""}"></rect>
+        <text x="${x1 + 4}" y="${Math.max(14, y1 - 4)}">${esc(c.card)}${c.conf != null ? " " + Math.round(c.conf * 100) + "%" : ""}</text>`;
+    }).join("");
+    box.innerHTML = "";
+    box.appendChild(img);
+    box.insertAdjacentHTML("beforeend", `<svg viewBox="0 0 ${w} ${h}" preserveAspectRatio="none">${rects}</svg>`);
+  };
+  img.alt = "camera frame";
+  img.src = url;
+}
+
 function wireAlert(el) {
+  const a = S.alerts.get(parseInt(el.dataset.alert, 10));
+  const fig = el.querySelector("figure.frame");
+  if (fig && a && a.frame) {
+    const det = el.querySelector("details");
+    const load = () => { if (!fig.dataset.loaded) { fig.dataset.loaded = "1"; showFrame(fig, a.frame); } };
+    if (det.open) load(); else det.addEventListener("toggle", load, { once: true });
+  }
   const ackF = el.querySelector("form[data-ack]");
   if (ackF) ackF.onsubmit = async e => {
     e.preventDefault();
