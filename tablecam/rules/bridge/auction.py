@@ -9,7 +9,7 @@ The log records what the table actually did, so an irregular call is first
 * a call by the player whose turn it really was cancels a call out of turn
   (Laws 28B / 29B) - the state is rolled back and that call is taken in turn;
 * a second call by the offender replaces his insufficient bid (Law 27B) or
-  inadmissible double (Law 36A), or changes his call (Law 25).
+  inadmissible double (Law 36), or changes his call (Law 25).
 
 An ``accept`` event (see :mod:`tablecam.rules.bridge`) records the choice
 explicitly when the operator enters it.

@@ -305,7 +305,7 @@ class BridgeBoard(BoardEngine):
     def _call_after_auction(self, ev: Event, s: int, code: str) -> Finding:
         side = self.declarer is not None and (s & 1) == (self.declarer & 1)
         why = ("no rectification (Law 39B1)" if code == "P" or side else
-               "Law 16C applies and lead restrictions (Law 26) may follow (Law 39B2)")
+               "Law 16 applies and lead restrictions (Law 26) may follow (Law 39B2)")
         return self._new("call_after_auction", "call_after_auction",
                          f"{SEAT_LETTERS[s]} called {code} after the auction had closed; the call is cancelled, {why}.",
                          ev, seat=s, status="info", call=code)
@@ -395,10 +395,10 @@ class BridgeBoard(BoardEngine):
         if kind == "inadmissible":
             if s == o:
                 a.revert(snap)
-                a.bars[(o + 2) & 3] = ("Law 36A", False)
+                a.bars[(o + 2) & 3] = ("Law 36", False)
                 return [self._update(f, ev, "corrected", f"{SEAT_LETTERS[o]} replaced the inadmissible "
                                      f"{f.extra['call']} with {code}; {SEAT_LETTERS[(o + 2) & 3]} must pass whenever "
-                                     "it is his turn (Law 36A).", rule="Law 36A", correction=code,
+                                     "it is his turn (Law 36).", rule="Law 36", correction=code,
                                      partner_barred=True)]
             return [self._update(f, ev, "rectified", f"The auction went on after {SEAT_LETTERS[o]}'s inadmissible "
                                  f"{f.extra['call']}, which has no effect (Law 36).", rule="Law 36")]
@@ -1105,11 +1105,11 @@ class BridgeBoard(BoardEngine):
             kind, o, f, snap, info = a.pending
             a.pending = None
             if not yes and kind != "oot":
-                # Laws 27B / 36A: the offender must now substitute a call; his next call resolves it.
+                # Laws 27B / 36: the offender must now substitute a call; his next call resolves it.
                 a.revert(snap)
                 a.turn = o
                 a.pending = (kind, o, f, snap, info)
-                rule = "Law 27B" if kind == "insufficient" else "Law 36A"
+                rule = "Law 27B" if kind == "insufficient" else "Law 36"
                 return [self._update(f, ev, "pending", f"{SEAT_LETTERS[o]}'s {f.kind.replace('_', ' ')} was not "
                                      f"accepted; {SEAT_LETTERS[o]} must substitute a legal call ({rule}).",
                                      rule=rule, accepted=False)]
