@@ -140,7 +140,7 @@ def test_lost_opening_passes_repaired_and_reported():
     b = boards(items("wc2012-flaws.pbn"))[0]
     f = [x for x in b if isinstance(x, Finding) and x.extra["flaw"] == "auction_repaired"]
     assert len(f) == 1 and f[0].kind == "archive_flaw" and f[0].status == "info"
-    assert f[0].rule == "PBN 2.1 standard" and "Board 1 (line 4)" in f[0].message
+    assert f[0].rule == "PBN 2.1 standard" and "Board 1 (line 5)" in f[0].message
     calls = [(str(e.seat), e.call) for e in b if isinstance(e, Event) and e.type == "call"]
     assert calls[:3] == [("N", "P"), ("E", "1N"), ("S", "X")]
 
@@ -175,10 +175,11 @@ def test_no_auction_section_feeds_a_contract_event():
     text = (DATA / "realbridge-sample.pbn").read_text().split("\n\n")[1]
     text = text.split("[Auction")[0] + "[Play" + text.split("[Play")[1]
     its = list(pbn_events(text))
-    assert not flaws(its)
-    c = [e for e in its if e.type == "contract"]
+    assert [f.extra["flaw"] for f in flaws(its)] == ["auction_missing"]
+    assert "contract (1N by N) is taken from the Contract and Declarer tags" in flaws(its)[0].message
+    c = [e for e in its if isinstance(e, Event) and e.type == "contract"]
     assert len(c) == 1 and (c[0].contract, c[0].declarer) == ("1N", Seat.N)
-    assert len([e for e in its if e.type == "play"]) == 29
+    assert len([e for e in its if isinstance(e, Event) and e.type == "play"]) == 29
 
 
 def test_bad_deal_skips_the_game_reports_it_and_goes_on():

@@ -354,7 +354,9 @@ def _check_auction(rec: BoardRecord, out: list, index: int, d0: int) -> tuple[li
             return None, None, -1, 0
         if want_c == "Pass":  # a passed-out board's auction is implied
             return ["P"] * 4, "Pass", -1, 0
-        # PBN does not require an Auction section; the Contract and Declarer tags say enough.
+        # The Contract and Declarer tags say enough for the engine; the calls themselves are lost.
+        out.append(_flaw(rec, f"{_where(rec)}: the record has no auction; the contract ({desc}) is taken "
+                              f"from the Contract and Declarer tags.", "auction_missing", index))
         return BY_TAGS, want_c, want_d, 0
     start = SEAT_INDEX[rec.auction_start] if rec.auction_start is not None else d0
     first = (start - d0) & 3
