@@ -357,3 +357,14 @@ def test_result_event_index_without_end_event():
     g.play_tricks(13)
     out = g.run()
     assert result(out)["event"] == len(g.events) - 1
+
+
+def test_ruleset_can_reword_the_law_texts():
+    from tablecam.events import read_events
+    from tablecam.engine import Table
+    g = contract_game(34)
+    g.play("E", lowest(g.hands["E"]))
+    custom = {"lead_out_of_turn_opening": {"rule": "Lov 54", "options": ["Spilfører vælger (§ 54)"], "remedy": "x"}}
+    out = Table(rulesets={"bridge": {"laws": custom}}).feed(read_events(g.lines()))
+    f = [x for x in out if x.kind == "lead_out_of_turn"][0]
+    assert f.rule == "Lov 54" and f.options == ["Spilfører vælger (§ 54)"]

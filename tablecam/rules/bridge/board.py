@@ -68,6 +68,8 @@ class BridgeBoard(BoardEngine):
 
     def __init__(self, board_event: Event, ruleset: dict[str, Any] | None = None) -> None:
         super().__init__(board_event, ruleset)
+        # A tournament may reword citations, options or remedies (e.g. translate them): ruleset["laws"].
+        self.laws = {**LAWS, **self.ruleset["laws"]} if "laws" in self.ruleset else LAWS
         d = board_event.data
         dealer = d.get("dealer")
         self.dealer: int | None = SEAT_INDEX.get(id(dealer)) if dealer is not None else None
@@ -153,7 +155,7 @@ class BridgeBoard(BoardEngine):
     # -- finding helpers ------------------------------------------------------
     def _new(self, kind: str, key: str, message: str, ev: Event | int | None, seat: int | None = None,
              trick: int | None = None, status: str = "pending", rule: str | None = None, **extra: Any) -> Finding:
-        law = LAWS[key]
+        law = self.laws[key]
         self._n += 1
         idx = ev.index if isinstance(ev, Event) else (ev if ev is not None else self.last_index)
         f = Finding(kind, rule=rule or law["rule"], message=message, board=self.board, event=idx,
@@ -169,7 +171,7 @@ class BridgeBoard(BoardEngine):
         idx = ev.index if isinstance(ev, Event) else (ev if ev is not None else self.last_index)
         g = dataclasses.replace(f, status=status, message=message, event=idx, extra={**f.extra, **extra})
         if key is not None:
-            law = LAWS[key]
+            law = self.laws[key]
             g.rule, g.options, g.remedy = law["rule"], list(law["options"]), law["remedy"]
         if rule is not None:
             g.rule = rule
@@ -1210,7 +1212,7 @@ class BridgeBoard(BoardEngine):
             r = t.revoke
             side = t.seat & 1
             moved[side] += t.tricks
-            law = LAWS["trick_transfer"]
+            law = self.laws["trick_transfer"]
             self._n += 1
             msg = (f"{t.tricks} trick{'s' if t.tricks != 1 else ''} transferred from {SIDE_NAME[side]} to "
                    f"{SIDE_NAME[side ^ 1]} for {SEAT_LETTERS[t.seat]}'s revoke on trick {r.trick}: {t.reason} "
@@ -1232,7 +1234,7 @@ class BridgeBoard(BoardEngine):
         return out
 
     def _result(self, idx: int | None, claimed: list[int], moved: list[int]) -> Finding:
-        law = LAWS["result"]
+        law = self.laws["result"]
         self._n += 1
         a = self.auction
         extra: dict[str, Any] = {}
