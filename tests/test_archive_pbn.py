@@ -26,10 +26,6 @@ def items(name: str) -> list:
     return list(load(str(DATA / name)))
 
 
-def events(its: list) -> list[Event]:
-    return [e for e in its if isinstance(e, Event)]
-
-
 def boards(its: list) -> list[list]:
     """Split a stream into per-board lists (findings stay with their board)."""
     out: list[list] = []
