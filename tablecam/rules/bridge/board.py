@@ -97,7 +97,6 @@ class BridgeBoard(BoardEngine):
         self.declarer: int | None = None
         self.dummy: int | None = None
         self.trump = -1
-        self.contract_known = False
         # play
         self.cur: list[tuple[int, int]] = []
         self.cur_led = -1
@@ -425,7 +424,6 @@ class BridgeBoard(BoardEngine):
         a.pending = None
         if a.passed_out:
             self.phase = FINISHED
-            self.contract_known = True
             self.turn = None
             return []
         bid, decl, dbl = a.contract()
@@ -452,7 +450,6 @@ class BridgeBoard(BoardEngine):
 
     def _set_contract(self, bid: str | None, decl: int | None, dbl: int) -> None:
         self.bid, self.declarer, self.doubled = bid, decl, dbl
-        self.contract_known = bid is not None
         self.trump = STRAIN_TRUMP[bid[1]] if bid else -1
         self.dummy = (decl + 2) & 3 if decl is not None else None
         self.lead_turn = self.turn = (decl + 1) & 3 if decl is not None else None
@@ -474,7 +471,7 @@ class BridgeBoard(BoardEngine):
             return out
         if text in ("P", "PASS", "AP", "PASSED"):
             self.auction.passed_out = self.auction.closed = True
-            self.phase, self.contract_known = FINISHED, True
+            self.phase = FINISHED
             return out
         dbl = 2 if text.endswith("XX") else 1 if text.endswith("X") else 0
         bid = text.rstrip("X")
