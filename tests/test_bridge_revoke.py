@@ -316,3 +316,34 @@ def test_revoke_seen_afterwards_when_hands_are_unknown():
         assert kinds(out, "trick_transfer")
         return
     raise AssertionError("no scenario")
+
+
+def test_law_62c2_offending_side_withdraws_only_after_the_non_offender():
+    for seed in range(300):
+        try:
+            g, seat, card, i = revoke_game(who="defender", seeds=range(seed, seed + 1),
+                                           check=lambda g, s, c: len(g.trick) == 1)
+        except AssertionError:
+            continue
+        # revoke by the 2nd hand; 3rd hand (non-offender) and 4th hand (offender's partner) play after it
+        third = g.turn
+        c3 = g.legal(third)[0]
+        g.play(third, c3)
+        fourth = g.turn
+        c4 = g.legal(fourth)[0]
+        g.play(fourth, c4)          # the trick is complete
+        g.retract(seat, card)       # revoke corrected (the trick reopens)
+        early = g.retract(fourth, c4)   # offender's partner takes back first: not allowed (62C2)
+        out = g.run()
+        w = kinds(out, "card_withdrawn")
+        assert w and w[0]["event"] == early and w[0]["rule"] == "Law 62C2"
+        # now the proper order: the non-offender changes first, then the offending side may
+        g.events = g.events[:early]
+        g.add(type="retract", seat=third, card=c3)
+        j = g.add(type="retract", seat=fourth, card=c4)
+        out = g.run()
+        assert not kinds(out, "card_withdrawn")
+        pc = [f for f in kinds(out, "penalty_card") if f["event"] == j]
+        assert pc and pc[0]["rule"] == "Law 62C2" and pc[0]["major"] is True
+        return
+    raise AssertionError("no scenario")

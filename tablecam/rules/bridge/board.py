@@ -114,7 +114,7 @@ class BridgeBoard(BoardEngine):
         self.demand: list[Any] | None = None
         self.void = [0, 0, 0, 0]
         self.void_at: dict[tuple[int, int], tuple[int, int, int | None]] = {}
-        self.fix: tuple[int, int, int] | None = None
+        self.fix: list[Any] | None = None  # [trick, position, offending side, non-offender withdrew]
         self.late: Revoke | None = None
         self.claim: tuple[int, int, int | None] | None = None
         self.open: dict[str, Finding] = {}
@@ -959,7 +959,7 @@ class BridgeBoard(BoardEngine):
         if r is not None:
             r.corrected = True
             self.unest.remove(r)
-            self.fix = (tn, pos, s & 1)
+            self.fix = [tn, pos, s & 1, False]
             defender = self._is_defender(s)
             key = "revoke_trick12" if tn == 12 else "revoke_corrected"
             tail = (f"; {CARD_TEXT[ci]} becomes a major penalty card (Law 62B1)" if defender else
@@ -974,7 +974,12 @@ class BridgeBoard(BoardEngine):
                 out.append(self._penalty(ev, s, ci, True, why, "Law 62B1" if r.kind != "penalty" else "Law 52B2"))
         elif self.fix is not None and self.fix[0] == tn and pos >= self.fix[1]:
             if (s & 1) != self.fix[2]:
-                pass  # Law 62C1: the non-offending side may take back cards played after the revoke
+                self.fix[3] = True  # Law 62C1: the non-offending side may take back cards played after it
+            elif not self.fix[3]:
+                out.append(self._new("card_withdrawn", "card_withdrawn",
+                                     f"{SEAT_LETTERS[s]} took back {CARD_TEXT[ci]} after the revoke was corrected, "
+                                     "but no opponent had changed his card first (Law 62C2).", ev, seat=s, trick=tn,
+                                     rule="Law 62C2", card=CARD_TEXT[ci]))
             elif self._is_defender(s):
                 out.append(self._penalty(ev, s, ci, True, "withdrawn after the revoke was corrected (Law 62C2)",
                                          "Law 62C2"))
