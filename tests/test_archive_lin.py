@@ -139,3 +139,9 @@ def test_tablecam_replay_reads_lin(tmp_path):
     assert p.returncode == 0, p.stderr
     lines = [json.loads(x) for x in p.stdout.splitlines()]
     assert [(d["kind"], d["contract"], d["tricks"]) for d in lines] == [("result", "Pass", None), ("result", "1N", 8)]
+
+
+def test_play_without_an_auction_is_reported_not_dropped():
+    its = list(lin_events("md|3SAKQJHAKQDAKQCAKQ,ST987HJT9DJT9CJT9,S2H5432D5432C5432,|sv|o|pc|S6|pc|S2|mc|13|"))
+    f = [x for x in its if isinstance(x, Finding)]
+    assert len(f) == 1 and f[0].extra["flaw"] == "play_without_contract" and "2 played card(s) and a claim" in f[0].message

@@ -328,6 +328,12 @@ def record_events(rec: BoardRecord, index: int = 0) -> tuple[list[Event | Findin
             seat = (seat + 1) & 3
     if contract is not None and contract != "Pass" and declarer >= 0:
         index = _play_events(rec, hands, out, index, contract, declarer)
+    elif rec.tricks or rec.claim is not None:
+        n = sum(1 for t in rec.tricks for c in t if c is not None)
+        why = "the board was passed out" if contract == "Pass" else "the record gives no contract"
+        out.append(_flaw(rec, f"{_where(rec)}: the record has {n} played card(s)"
+                              f"{' and a claim' if rec.claim is not None else ''}, but {why}; the play is "
+                              f"left out.", "play_without_contract", index))
     out.append(Event("end", {}, index))
     return out, index + 1
 
