@@ -368,3 +368,45 @@ def test_ruleset_can_reword_the_law_texts():
     out = Table(rulesets={"bridge": {"laws": custom}}).feed(read_events(g.lines()))
     f = [x for x in out if x.kind == "lead_out_of_turn"][0]
     assert f.rule == "Lov 54" and f.options == ["Spilfører vælger (§ 54)"]
+
+
+def test_law_57a_premature_play_by_a_defender():
+    for seed in range(40, 120):
+        g = contract_game(seed)                  # 4S by S: W leads, N (dummy), E, S
+        g.play_tricks(1)
+        if g.leader != "S":
+            continue
+        g.play_low()                             # S leads
+        w_card = g.legal("W")[0]
+        e_card = g.legal("E")[0]
+        i = g.add(type="play", seat="E", card=e_card)   # E plays before partner W (and dummy)
+        j = g.add(type="retract", seat="E", card=e_card)
+        g.play("W", w_card)
+        out = g.run()
+        p = kinds(out, "play_out_of_turn")
+        assert p[0]["event"] == i and p[0]["rule"] == "Law 57" and p[0]["seat"] == "E"
+        assert p[1]["status"] == "corrected" and p[1]["rule"] == "Law 57A" and p[1]["event"] == j
+        pc = kinds(out, "penalty_card")
+        assert pc[0]["card"] == e_card and pc[0]["major"] is True and pc[0]["rule"] == "Law 57A"
+        return
+    raise AssertionError("no scenario")
+
+
+def test_premature_play_left_on_the_table_is_closed_with_the_trick():
+    for seed in range(40, 120):
+        g = contract_game(seed)
+        g.play_tricks(1)
+        if g.leader != "S":
+            continue
+        g.play_low()                             # S leads
+        e_card = g.legal("E")[0]
+        i = g.add(type="play", seat="E", card=e_card)
+        g.hands["E"].remove(e_card)
+        g.play("W", g.legal("W")[0])
+        g.play("N", g.legal("N")[0])
+        out = g.run()
+        p = kinds(out, "play_out_of_turn")
+        assert [f["status"] for f in p] == ["pending", "rectified"] and p[0]["event"] == i
+        assert len(g.table.boards[0].tricks) == 2
+        return
+    raise AssertionError("no scenario")

@@ -114,6 +114,7 @@ class BridgeBoard(BoardEngine):
         self.demand: list[Any] | None = None
         self.void = [0, 0, 0, 0]
         self.void_at: dict[tuple[int, int], tuple[int, int, int | None]] = {}
+        self.premature: list[Any] | None = None
         self.fix: list[Any] | None = None  # [trick, position, offending side, non-offender withdrew]
         self.late: Revoke | None = None
         self.claim: tuple[int, int, int | None] | None = None
@@ -149,7 +150,7 @@ class BridgeBoard(BoardEngine):
     def _rewatch(self) -> None:
         """Keep ``watch`` true while anything makes the next play need the full checks."""
         self.watch = bool(self.ootl is not None or self.late is not None or self.unest or self.n_pen
-                          or self.demand is not None)
+                          or self.demand is not None or self.premature is not None)
 
     # -- finding helpers ------------------------------------------------------
     def _new(self, kind: str, key: str, message: str, ev: Event | int | None, seat: int | None = None,
@@ -635,6 +636,12 @@ class BridgeBoard(BoardEngine):
                 self.demand = None
             if self.n_pen and len(self.tricks) < 13:
                 self._lead_options(ev, w, out)
+            pm = self.premature
+            if pm is not None:
+                self.premature = None
+                out.append(self._update(pm[2], ev, "rectified", f"{SEAT_LETTERS[pm[0]]}'s premature "
+                                        f"{CARD_TEXT[pm[1]]} stayed played and trick {pm[3]} was completed; no "
+                                        "rectification was applied."))
         else:
             t = (s + 1) & 3
             m = self._cur_mask()
@@ -809,11 +816,19 @@ class BridgeBoard(BoardEngine):
     def _play_out_of_turn(self, ev: Event, s: int, ci: int) -> Finding:
         tn = len(self.tricks) + 1
         defender = self._is_defender(s)
-        key = "play_out_of_turn_defender" if defender else "play_out_of_turn_declarer"
+        partner_played = self._cur_mask() >> ((s + 2) & 3) & 1
+        if defender and not partner_played:  # Law 57A: premature play before partner
+            f = self._new("play_out_of_turn", "play_out_of_turn_defender",
+                          f"{SEAT_LETTERS[s]} played {CARD_TEXT[ci]} to trick {tn} before partner "
+                          f"({SEAT_LETTERS[(s + 2) & 3]}) had played, at {SEAT_LETTERS[self.turn]}'s turn.", ev,
+                          seat=s, trick=tn, card=CARD_TEXT[ci])
+            self.premature = [s, ci, f, tn]
+            return f
+        key = "play_out_of_rotation" if defender else "play_out_of_turn_declarer"
         return self._new("play_out_of_turn", key,
                          f"{SEAT_LETTERS[s]} played {CARD_TEXT[ci]} to trick {tn} before "
-                         f"{SEAT_LETTERS[self.turn]} had played.", ev, seat=s, trick=tn,
-                         status="pending" if defender else "info", card=CARD_TEXT[ci])
+                         f"{SEAT_LETTERS[self.turn]} had played; no rectification.", ev, seat=s, trick=tn,
+                         status="info", card=CARD_TEXT[ci])
 
     def _second_card(self, ev: Event, s: int, ci: int) -> Finding:
         """Law 58B: a second card from one hand to one trick is not played."""
@@ -953,6 +968,17 @@ class BridgeBoard(BoardEngine):
         ootl = self.ootl
         if ootl is not None and ootl[0] == s and ootl[1] == ci:
             return self._reject_lead(ev, f"{SEAT_LETTERS[s]} took the card back")
+        pm = self.premature
+        if pm is not None and pm[0] == s and pm[1] == ci and pm[3] == tn:
+            self.premature = None
+            del self.cur[pos]
+            self._take_back(s, ci)
+            out.append(self._update(pm[2], ev, "corrected", f"{SEAT_LETTERS[s]}'s premature {CARD_TEXT[ci]} was "
+                                    "taken back; it becomes a major penalty card and declarer chooses for partner "
+                                    "(Law 57A).", rule="Law 57A"))
+            out.append(self._penalty(ev, s, ci, True, "played before partner and taken back (Law 57A)", "Law 57A"))
+            self._recompute_trick()
+            return out
         r = next((r for r in self.unest if r.seat == s and r.card == ci and r.trick == tn), None)
         del self.cur[pos]
         self._take_back(s, ci)
