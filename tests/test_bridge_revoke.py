@@ -242,6 +242,7 @@ def test_law_64b3_dummy_revoke_no_transfer():
 
 
 def test_law_64b6_trick_12():
+    """No transfer for a revoke on trick 12: 64B6 (64B4 is attention drawn only on a later board)."""
     g, seat, card, i = revoke_game(who="defender", min_trick=12, max_trick=12)
     _play_out(g)
     out = g.run()
