@@ -131,29 +131,32 @@ def pct(xs: list[float], p: float) -> float:
 
 
 def run_inproc(tables: int, speed: float, duration: float) -> dict:
+    """Baseline: the same tables and scheduler, station and dashboard in one process, in-process bus."""
     port = free_port()
-    proc = subprocess.Popen([PY, "-m", "tablecam", "demo", "--no-shoe", "--tables", str(tables), "--speed",
-                             str(speed), "--port", str(port), "--boards", "0", "--irregularities", "0.25"],
-                            cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    try:
-        wait_http(port)
-        st = WsStats()
-        t0 = time.time()
-        asyncio.run(ws_listen(port, None, t0 + duration, st))
-        counts = api_tables(port, None)
-        cpu, rss = proc_usage(proc.pid)
-    finally:
-        proc.send_signal(signal.SIGINT)
-        try:
-            proc.wait(10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-    n = len(st.seen)
+    ids = [f"t{i:03d}" for i in range(1, tables + 1)]
+    env = dict(os.environ, TABLECAM_DIRECTOR_TOKEN=TOKEN)
+    proc = subprocess.Popen([PY, os.path.join(REPO, "bench/tables/tablehost.py"), "--serve-inproc", str(port),
+                             "--ids", ",".join(ids), "--speed", str(speed), "--duration", str(duration),
+                             "--seed", "1", "--data-dir", tempfile.mkdtemp(prefix="bench-inproc-")],
+                            cwd=REPO, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.DEVNULL)
+    assert proc.stdout.readline().strip() == b"ready"
+    st = WsStats()
+    t0 = time.time()
+    asyncio.run(ws_listen(port, TOKEN, t0 + duration + 2, st))
+    assert proc.stdout.readline().strip() == b"done"
+    counts = api_tables(port, TOKEN)
+    proc.stdin.write(b"\n")
+    proc.stdin.flush()
+    r = json.loads(proc.stdout.readline())
+    proc.wait(30)
+    total = sum(r["emitted"].values())
+    lost = sum(max(0, n - counts.get(t, 0)) for t, n in r["emitted"].items())
     return {"mode": "inproc", "tables": tables, "speed": speed, "duration": duration,
-            "events_received": n, "events_per_s": n / duration, "p50_ms": pct(st.latencies, 50) * 1000,
-            "p99_ms": pct(st.latencies, 99) * 1000, "emitted": sum(counts.values()), "lost": 0,
-            "duplicates": st.duplicates,
-            "parts": {"demo (tables+station)": {"cpu_s": cpu, "peak_rss_mb": rss}}}
+            "events_received": len(st.seen), "emitted": total, "events_per_s": total / duration,
+            "p50_ms": pct(st.latencies, 50) * 1000, "p99_ms": pct(st.latencies, 99) * 1000,
+            "lost": lost, "duplicates": st.duplicates,
+            "parts": {"one process (tables+station)": {"cpu_s": r["cpu_s"], "peak_rss_mb": r["max_rss_mb"]}}}
 
 
 def run_mqtt(tables: int, speed: float, duration: float, kill_station: bool, hosts: int = 4) -> dict:

@@ -25,28 +25,59 @@ from tablecam.sim.session import session_events  # noqa: E402
 from tablecam.store import EventStore  # noqa: E402
 
 
+def serve_inproc(bus, port: int) -> None:
+    """The baseline's station: same hub and dashboard, in this process, no broker."""
+    import threading
+
+    import uvicorn
+
+    from tablecam.bus.station import Station
+    from tablecam.server.app import create_app
+    from tablecam.server.hub import TableHub
+
+    hub = TableHub()
+    Station(bus, sink=lambda t, s, ev: hub.ingest(t, ev)).start()
+    app = create_app(hub, token=os.environ.get("TABLECAM_DIRECTOR_TOKEN"))
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning",
+                                           ws="websockets-sansio"))
+    threading.Thread(target=server.run, daemon=True).start()
+    deadline = time.time() + 30
+    while not server.started and time.time() < deadline:
+        time.sleep(0.05)
+
+
 def main() -> int:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--broker", required=True, help="host:port")
+    ap.add_argument("--broker", help="host:port of the MQTT broker")
+    ap.add_argument("--serve-inproc", type=int, metavar="PORT",
+                    help="baseline: no broker; an in-process bus into a station + dashboard on PORT")
     ap.add_argument("--ids", required=True, help="comma-separated table ids")
-    ap.add_argument("--passwords", required=True, help="JSON file user -> password")
+    ap.add_argument("--passwords", help="JSON file user -> password")
     ap.add_argument("--speed", type=float, default=1.0)
     ap.add_argument("--duration", type=float, default=60.0)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--data-dir", default=None)
     args = ap.parse_args()
-    host, port = args.broker.rsplit(":", 1)
-    pw = json.load(open(args.passwords))
     data = args.data_dir or tempfile.mkdtemp(prefix="tablehost-")
     ids = args.ids.split(",")
     nodes, streams = {}, {}
+    shared = None
+    if args.serve_inproc:
+        shared = make_bus("inproc")
+        serve_inproc(shared, args.serve_inproc)
+    else:
+        host, port = args.broker.rsplit(":", 1)
+        pw = json.load(open(args.passwords))
     for i, tid in enumerate(ids):
-        bus = make_bus("mqtt", host=host, port=int(port), username=tid, password=pw[tid],
-                       client_id=f"table-{tid}")
+        bus = shared or make_bus("mqtt", host=host, port=int(port), username=tid, password=pw[tid],
+                                 client_id=f"table-{tid}")
         nodes[tid] = TableNode(tid, EventStore(os.path.join(data, f"{tid}.sqlite")), bus)
-        nodes[tid].bus._user_on_connect = nodes[tid].announce
+        if shared is None:
+            nodes[tid].bus._user_on_connect = nodes[tid].announce
         nodes[tid].start()
         streams[tid] = session_events("bridge", 0, args.seed + i, 0.25)
+    if args.serve_inproc:
+        print("ready", flush=True)
     start = time.time()
     # Tables start at random moments of their first board, like a real session.
     heap = [(start + (i * 7.919) % (20.0 / args.speed), tid) for i, tid in enumerate(ids)]
@@ -72,6 +103,9 @@ def main() -> int:
     unacked = sum(len(n.store.unpublished(t)) for t, n in nodes.items())
     for n in nodes.values():
         n.stop(offline=True)
+    if args.serve_inproc:
+        print("done", flush=True)
+        sys.stdin.readline()  # the bench reads the station's counts, then lets us go
     ru = resource.getrusage(resource.RUSAGE_SELF)
     print(json.dumps({"emitted": emitted, "unacked": unacked, "cpu_s": ru.ru_utime + ru.ru_stime,
                       "max_rss_mb": ru.ru_maxrss / 1024, "wall_s": time.time() - start}), flush=True)
