@@ -910,7 +910,7 @@ class BridgeBoard(BoardEngine):
                     required = [q.card for q in majors]
         if not required:
             minors = [q.card for q in pens.values() if not q.major and SUIT[q.card] == SUIT[ci] and not HONOUR[ci]]
-            if minors and not (not lead and SUIT[ci] != self.cur_led and SUIT[minors[0]] != self.cur_led):
+            if minors:  # Law 50C: no other low card of that suit before the minor penalty card
                 required = minors
         if required:
             out.append(self._revoke(ev, s, ci, "penalty", [CARD_TEXT[c] for c in required]))
