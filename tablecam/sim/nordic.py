@@ -24,6 +24,31 @@ PACE = {"deal": 0.4, "bid": 4.0, "call": 4.0, "trump": 5.0, "first_suit": 2.0, "
         "retract": 8.0, "redeal": 10.0, "board": 20.0, "end": 5.0}
 
 
+class EngineFold:
+    """The events of a deal being simulated, folded through the game's real engine as they are made.
+
+    Why: whose turn it is, which cards are legal and who won a trick are the
+    engine's job; a simulator asks it (``board.legal_plays()``, its turn
+    helpers) and only decides *which* legal action a player takes.
+    """
+
+    def __init__(self) -> None:
+        from ..engine import Table
+
+        self.events: list[dict[str, Any]] = []
+        self.table = Table()
+
+    def emit(self, ev: dict[str, Any]) -> None:
+        from ..events import parse_event
+
+        self.events.append(ev)
+        self.table.apply(parse_event(ev, len(self.events) - 1))
+
+    @property
+    def board(self) -> Any:
+        return self.table.board
+
+
 def _module(game: str) -> Any:
     if game not in GAMES:
         raise ValueError(f"no Nordic simulator for {game!r} (one of {', '.join(GAMES)})")

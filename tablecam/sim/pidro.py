@@ -24,8 +24,7 @@ import random
 from typing import Any
 
 from ..cards import Card, Seat, shuffled_deck
-from ..engine import Table
-from ..events import parse_event
+from .nordic import EngineFold
 from ..rules.pidro.cards import is_trump, point_value, suit_of, trump_rank
 
 IRREGULARITIES = ("trump_discarded", "insufficient_bid", "non_trump_played")
@@ -47,22 +46,6 @@ def _worth(hand: list[Card]) -> tuple[int, str]:
         return 1 + len(trumps) + pts // 3 + high // 2
     suit = max("SHDC", key=value)
     return min(14, value(suit)), suit
-
-
-class _Table:
-    """The events so far, folded through the real engine as they are produced."""
-
-    def __init__(self) -> None:
-        self.events: list[dict[str, Any]] = []
-        self.table = Table()
-
-    def emit(self, ev: dict[str, Any]) -> None:
-        self.events.append(ev)
-        self.table.apply(parse_event(ev, len(self.events) - 1))
-
-    @property
-    def board(self) -> Any:
-        return self.table.board
 
 
 def _winning(cards: list[tuple[Seat, Card]], trump: str) -> tuple[Seat, Card] | None:
@@ -103,7 +86,7 @@ def simulate_board(board: int, seed: int = 1, irregularity: str | None = "random
         irregularity = rng.choice(IRREGULARITIES) if rng.random() < rate else None
     dealer = dealer_of(board)
     order = [dealer.next(i) for i in (1, 2, 3, 4)]  # dealing, bidding and refill order; dealer last
-    t = _Table()
+    t = EngineFold()
     t.emit({"type": "board", "game": "pidro", "board": board, "dealer": str(dealer)})
     deck = shuffled_deck(rng.randrange(1 << 30))
     for i, c in enumerate(deck[:36]):
