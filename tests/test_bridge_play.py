@@ -410,3 +410,15 @@ def test_premature_play_left_on_the_table_is_closed_with_the_trick():
         assert len(g.table.boards[0].tricks) == 2
         return
     raise AssertionError("no scenario")
+
+
+def test_legal_plays_oracle_with_a_minor_penalty_card():
+    g, lead, exposed, other = _penalty_scenario(minor=True)
+    g.add(type="expose", seat="E", card=exposed)
+    g.play("W", lead)
+    g.play_low()
+    legal = [str(c) for c in g.engine().legal_plays()]
+    suit = exposed[0]
+    assert exposed in legal and other not in legal
+    assert all(c[0] == suit for c in legal)
+    assert all(c == exposed or c[1] in "AKQJT" for c in legal)

@@ -25,7 +25,7 @@ from ...events import Event
 from ...findings import Finding, bad_event
 from .auction import Auction, lowest_sufficient
 from .law64 import transfers
-from .tables import (BID_RANK, BID_TEXT, BIT, CARD_BY_TEXT, CARD_OBJ, CARD_INDEX, CARD_TEXT, FULL_MASK, HONOUR, RANK_VALUE, SEAT_INDEX,
+from .tables import (BID_RANK, BID_TEXT, BIT, CARD_BY_TEXT, CARD_OBJ, LOW_MASK, CARD_INDEX, CARD_TEXT, FULL_MASK, HONOUR, RANK_VALUE, SEAT_INDEX,
                      SEAT_LETTERS, SIDE_NAME, STRAIN_TRUMP, SUIT, SUIT_LETTER, SUIT_MASK, SUIT_WORD,
                      card_index, contract_text, mask_cards, parse_call, seat_index)
 
@@ -1355,32 +1355,34 @@ class BridgeBoard(BoardEngine):
             return []
         hand = self.held[s]
         pens = self.pen[s]
+        majors = [p.card for p in pens.values() if p.major]
         if self.cur:
             led = self.cur_led
-            follow = hand & SUIT_MASK[led]
-            majors = [p.card for p in pens.values() if p.major]
             maj_led = [c for c in majors if SUIT[c] == led]
-            if maj_led:
+            if maj_led:  # Law 50D1: a major penalty card of the suit led
                 return [CARD_TEXT[c] for c in sorted(maj_led)]
-            if follow:
-                minors = [p.card for p in pens.values() if not p.major and SUIT[p.card] == led]
-                if minors:
-                    follow &= ~(SUIT_MASK[led] & ~sum(BIT[c] for c in range(52) if HONOUR[c])) | BIT[minors[0]]
-                return mask_cards(follow)
+            mask = hand & SUIT_MASK[led]
+            if not mask:  # void: a major penalty card is discarded (or ruffs) first
+                if majors:
+                    return [CARD_TEXT[c] for c in sorted(majors)]
+                mask = hand
+        else:
             if majors:
                 return [CARD_TEXT[c] for c in sorted(majors)]
-            return mask_cards(hand)
-        majors = [p.card for p in pens.values() if p.major]
-        if majors:
-            return [CARD_TEXT[c] for c in sorted(majors)]
-        dm = self.demand
-        if dm is not None and dm[0] == s:
-            m = SUIT_MASK[dm[1]]
-            if dm[2] == "require" and hand & m:
-                return mask_cards(hand & m)
-            if dm[2] == "forbid" and hand & ~m:
-                return mask_cards(hand & ~m)
-        return mask_cards(hand)
+            mask = hand
+            dm = self.demand
+            if dm is not None and dm[0] == s:
+                m = SUIT_MASK[dm[1]]
+                if dm[2] == "require" and hand & m:
+                    mask = hand & m
+                elif dm[2] == "forbid" and hand & ~m:
+                    mask = hand & ~m
+        for p in pens.values():  # Law 50C: no other low card of a minor penalty card's suit
+            if not p.major:
+                low = SUIT_MASK[SUIT[p.card]] & LOW_MASK & ~BIT[p.card]
+                if mask & ~low:
+                    mask &= ~low
+        return mask_cards(mask)
 
     def legal_calls(self) -> list[str]:
         return self.auction.legal_calls() if self.phase is AUCTION or self.phase is DEALING else []

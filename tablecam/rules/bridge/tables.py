@@ -39,6 +39,8 @@ RANK_VALUE: tuple[int, ...] = tuple(12 - i % 13 for i in range(52))
 BIT: tuple[int, ...] = tuple(1 << i for i in range(52))
 HONOUR: tuple[bool, ...] = tuple(RANKS[i % 13] in "AKQJT" for i in range(52))
 SUIT_MASK: tuple[int, ...] = tuple(0x1FFF << (13 * s) for s in range(4))
+LOW_MASK = sum(BIT[i] for i in range(52) if not HONOUR[i])
+"""The cards below the 10 (Law 50B/50C)."""
 FULL_MASK = (1 << 52) - 1
 SUIT_LETTER = SUITS  # "SHDC"
 SUIT_WORD = ("spades", "hearts", "diamonds", "clubs")
