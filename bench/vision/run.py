@@ -1,0 +1,142 @@
+"""Vision model benchmark: accuracy on real photos, held-out decks, overlap
+scenes; latency of detect() per 1280x720 frame and per phone photo.
+
+Run with the runtime venv:   .venv/bin/python bench/vision/run.py
+With the training venv (has torch and onnxruntime) the same run also times
+the *same* classifier weights through torch as the baseline ratio:
+    .venv-train/bin/python bench/vision/run.py --torch-baseline
+
+Prints one JSON object (and a readable summary on stderr).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+
+import numpy as np  # noqa: E402
+
+
+def _frames(n: int, seed: int = 11):
+    from tablecam.vision.faces import HELD_OUT_DECKS
+    from tablecam.vision.synth import render_scene
+
+    rng = np.random.default_rng(seed)
+    return [render_scene(rng, HELD_OUT_DECKS, size=(1280, 720)).image for _ in range(n)]
+
+
+def _time(fn, items, repeat: int = 1) -> float:
+    fn(items[0])  # warm-up
+    t = time.perf_counter()
+    for _ in range(repeat):
+        for it in items:
+            fn(it)
+    return (time.perf_counter() - t) / (repeat * len(items))
+
+
+class TorchClassifier:
+    """The same corner network, run by torch (baseline for ONNX Runtime)."""
+
+    def __init__(self, pt: Path, classes: list[str]):
+        import torch
+
+        from tablecam.vision.train import build_net
+
+        torch.set_num_threads(1)
+        meta = json.loads(pt.with_suffix(".json").read_text())
+        self.net = build_net(len(classes), meta["recipe"].get("width", 16))
+        self.net.load_state_dict(torch.load(pt, map_location="cpu"))
+        self.net.eval()
+        self.classes = classes
+        self.torch = torch
+
+    def classify_cards(self, cards):
+        from tablecam.vision.classify import combine_corners, corner_crops
+
+        if not cards:
+            return []
+        batch = np.concatenate([corner_crops(c) for c in cards])
+        with self.torch.no_grad():
+            p = self.torch.softmax(self.net(self.torch.from_numpy(batch)), 1).numpy()
+        return [combine_corners(p[2 * i], p[2 * i + 1]) for i in range(len(cards))]
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--scenes", type=int, default=60)
+    ap.add_argument("--crops", type=int, default=10, help="views per card per held-out deck")
+    ap.add_argument("--frames", type=int, default=20)
+    ap.add_argument("--torch-baseline", action="store_true")
+    ap.add_argument("--model-dir", default=None)
+    args = ap.parse_args()
+
+    import cv2
+
+    from tablecam.vision import evaluate
+    from tablecam.vision.detector import CardDetector
+
+    det = CardDetector(args.model_dir, threads=1)
+    out: dict = {}
+    for split in ("test", "train"):
+        r = evaluate.eval_real_photos(split, det)
+        out[f"real_{split}"] = {k: (round(v, 4) if isinstance(v, float) else v) for k, v in r.items() if k != "errors"}
+        print(f"real photos {split}: rank accuracy {r['rank_accuracy']:.3f} recall {r['recall']:.3f} "
+              f"({r['read']}/{r['gt']} read, {r['found']} found, {r['dets']} detections, "
+              f"{r['ms_per_image']:.0f} ms/image)", file=sys.stderr)
+    r = evaluate.eval_heldout_crops(n_per_card=args.crops, detector=det)
+    out["heldout_crops"] = {"top1": round(r["top1"], 4), "per_deck": {k: round(v, 4) for k, v in r["per_deck"].items()},
+                            "n": r["n"], "confusions": r["confusions"][:15]}
+    print(f"held-out decks, rectified cards: top-1 {r['top1']:.4f} {r['per_deck']}", file=sys.stderr)
+    for overlap in (False, True):
+        r = evaluate.eval_scenes(args.scenes, overlap=overlap, detector=det)
+        key = "scenes_overlap" if overlap else "scenes_apart"
+        out[key] = {k: (round(v, 4) if isinstance(v, float) else v) for k, v in r.items()}
+        print(f"held-out scenes ({'overlap, fingers' if overlap else 'cards apart'}): precision "
+              f"{r['precision']:.3f} recall {r['recall']:.3f} (tp {r['tp']} fp {r['fp']} fn {r['fn']})", file=sys.stderr)
+
+    frames = _frames(args.frames)
+    t_onnx = _time(det.detect, frames)
+    photo = cv2.imread(str(evaluate.REAL_PHOTOS / "test" / "IMG_2383.JPG"))
+    phone = cv2.resize(photo, (3024, 4032), interpolation=cv2.INTER_CUBIC)
+    t_phone = _time(det.detect, [phone], repeat=3)
+    out["latency"] = {"detect_ms_per_1280x720": round(1000 * t_onnx, 1),
+                      "detect_ms_per_4032x3024": round(1000 * t_phone, 1)}
+    print(f"detect(): {1000 * t_onnx:.1f} ms per 1280x720 frame, {1000 * t_phone:.1f} ms per phone photo",
+          file=sys.stderr)
+    # classifier stage alone, ONNX Runtime vs torch (same weights)
+    from tablecam.vision.localise import find_cards, warp_card
+
+    crops = [warp_card(f, q) for f in frames for q in find_cards(f)]
+    t_cls = _time(lambda c: det.classifier.classify_cards([c]), crops)
+    out["latency"]["classify_ms_per_card_onnx"] = round(1000 * t_cls, 3)
+    if args.torch_baseline:
+        pt = Path(args.model_dir or ROOT / "models") / "card_classifier.pt"
+        if not pt.exists():
+            pt = ROOT / "data" / "stage1" / "card_classifier.pt"
+        tc = TorchClassifier(pt, det.classes)
+        t_torch = _time(lambda c: tc.classify_cards([c]), crops)
+        onnx_cls = det.classifier
+        det.classifier = tc
+        t_torch_full = _time(det.detect, frames)
+        det.classifier = onnx_cls
+        out["latency"].update({
+            "classify_ms_per_card_torch": round(1000 * t_torch, 3),
+            "classify_speedup_onnx_vs_torch": round(t_torch / t_cls, 2),
+            "detect_ms_per_1280x720_torch": round(1000 * t_torch_full, 1),
+            "detect_speedup_onnx_vs_torch": round(t_torch_full / t_onnx, 2),
+        })
+        print(f"baseline torch (same weights): classify {1000 * t_torch:.2f} ms/card vs ONNX {1000 * t_cls:.2f} "
+              f"ms/card = x{t_torch / t_cls:.2f}; detect {1000 * t_torch_full:.1f} vs {1000 * t_onnx:.1f} ms/frame "
+              f"= x{t_torch_full / t_onnx:.2f}", file=sys.stderr)
+    print(json.dumps(out, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
