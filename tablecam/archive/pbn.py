@@ -89,54 +89,81 @@ class Game:
         self.line = line
 
 
-_BLANK = re.compile(r"(\n[ \t\r]*\n(?:[ \t\r]*\n)*)")
+_BLANK1 = re.compile(r"\n[ \t\r]*\n")
 _ESCAPE_LINE = re.compile(r"^%[^\n]*", re.M)
-_COMMENT_HINT = re.compile(r"\{|(?:^|\s);")
+
+
+def _has_comments(text: str) -> bool:
+    """True if the text has ``{...}`` or ``;`` comments (a ``;`` inside a tag value is not one)."""
+    if "{" in text:
+        return True
+    i = text.find(";")
+    while i >= 0:
+        start = text.rfind("\n", 0, i) + 1
+        before = text[start:i]
+        if not before.lstrip().startswith("[") or before.count('"') % 2 == 0:
+            return True
+        i = text.find(";", i + 1)
+    return False
 
 
 def pbn_games(text: str) -> Iterator[Game]:
     """Split PBN text into games (tags not yet inherited).
 
-    Files without comments (the common case) take a fast path: split on blank
-    lines, then each game on its tag pairs with one ``re.split``, so the text
-    after a tag is its section. Files with ``{}`` or ``;`` comments go through
-    a careful line-by-line scanner.
+    Files without comments (the common case) take a fast path: one ``re.split``
+    of the whole text on tag pairs, so the text after a tag is its section and
+    a blank line in it ends the game. Files with ``{}`` or ``;`` comments go
+    through a careful line-by-line scanner.
     """
-    if text.startswith("%") or "\n%" in text:
+    pos = 0
+    while text.startswith("%", pos):  # the usual "% PBN 2.1" header lines: cheap to drop
+        nl = text.find("\n", pos)
+        pos = len(text) if nl < 0 else nl + 1
+    if pos:
+        text = "\n" * text.count("\n", 0, pos) + text[pos:]  # keep the line numbers
+    if "\n%" in text:
         text = _ESCAPE_LINE.sub("", text)
-    if _COMMENT_HINT.search(text):
+    if _has_comments(text):
         yield from _scan_games(text)
         return
-    line = 1
-    split = _TAG.split
-    for j, chunk in enumerate(_BLANK.split(text)):
-        if j & 1 or not chunk or chunk.isspace():  # odd: the blank lines between games
-            line += chunk.count("\n")
-            continue
-        parts = split(chunk)
-        game = Game(line + parts[0].count("\n"))
-        line += chunk.count("\n")
+    parts = _TAG.split(text)  # [before, name, value, section, name, value, section, ...]
+    line = 1 + parts[0].count("\n")
+    game: Game | None = None
+    stray = parts[0].strip()
+    blank = _BLANK1.search
+    for i in range(1, len(parts), 3):
+        name, value, section = parts[i], parts[i + 1], parts[i + 2]
+        if game is None:
+            game = Game(line)
+            if stray:
+                game.tags["_Unreadable"] = stray[:80]
+                stray = ""
         tags = game.tags
-        if parts[0].strip():
-            tags["_Unreadable"] = parts[0].strip()[:80]
-        for i in range(1, len(parts), 3):
-            name, value, section = parts[i], parts[i + 1], parts[i + 2]
-            if "\\" in value:
-                value = _ESCAPE.sub(r"\1", value)
-            if name == "Note":
-                game.notes.append(value)
-            elif name in tags and name in ("Event", "Board"):
-                # A repeated identification tag without a blank line between: a new game.
-                yield game
-                game = Game(line)
-                tags = game.tags
-                tags[name] = value
-            else:
-                tags.setdefault(name, value)
-            if name in SECTIONS:
-                game.sections[name] = section.split()
-            elif "[" in section and section.strip():
-                tags.setdefault("_Unreadable", section.strip()[:80])
+        if "\\" in value:
+            value = _ESCAPE.sub(r"\1", value)
+        if name == "Note":
+            game.notes.append(value)
+        elif name in tags and name in ("Event", "Board"):
+            # A repeated identification tag without a blank line between: a new game.
+            yield game
+            game = Game(line)
+            tags = game.tags
+            tags[name] = value
+        else:
+            tags.setdefault(name, value)
+        nl = section.count("\n")
+        end = blank(section) if nl >= 2 else None  # a blank line ends the game
+        body = section if end is None else section[: end.start()]
+        if name in SECTIONS:
+            game.sections[name] = body.split()
+        elif "[" in body and body.strip():
+            tags.setdefault("_Unreadable", body.strip()[:80])
+        line += nl
+        if end is not None:
+            stray = section[end.end():].strip()
+            yield game
+            game = None
+    if game is not None:
         yield game
 
 
