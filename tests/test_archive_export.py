@@ -171,3 +171,11 @@ def test_finding_event_index_is_the_line_of_the_exported_log():
     b = [(f.kind, f.event, f.extra.get("contract"), f.extra.get("tricks")) for f in replay(read_events(lines))]
     assert a == b and len(a) == 11
     assert all(json.loads(lines[e])["type"] in ("end", "claim") for _, e, _, _ in a)
+
+
+def test_jsonl_to_jsonl_keeps_fields_the_schema_does_not_know():
+    first = io.StringIO()
+    export(list(load(str(DATA / "features.pbn"))), "jsonl", first)
+    again = io.StringIO()
+    export(list(read_events(first.getvalue().splitlines())), "jsonl", again)
+    assert again.getvalue() == first.getvalue()

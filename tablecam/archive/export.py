@@ -304,13 +304,26 @@ def lin_line(r: TableResult) -> str:
     return "|".join(out) + "|"
 
 
+_NOT_DATA = ("type", "ts", "source")
+
+
+def _with_raw_fields(ev: Event) -> Event:
+    """The event with the fields only its raw JSON object kept (read from JSON Lines) put back,
+    so a log read and written again loses nothing the schema does not know."""
+    raw = ev.raw
+    if not raw or all(k in ev.data or k in _NOT_DATA for k in raw):
+        return ev
+    extra = {k: v for k, v in raw.items() if k not in ev.data and k not in _NOT_DATA}
+    return Event(ev.type, {**ev.data, **extra}, ev.index, ev.ts, ev.source, raw)
+
+
 def export(items: Iterable[Event | Finding], fmt: str, fp: IO[str]) -> int:
     """Write ``items`` to ``fp`` as ``pbn``, ``lin`` or ``jsonl``; return boards (jsonl: events) written.
 
     Raises ``ValueError`` for an unknown format.
     """
     if fmt == "jsonl":
-        return write_events((it for it in items if isinstance(it, Event)), fp)
+        return write_events((_with_raw_fields(it) for it in items if isinstance(it, Event)), fp)
     if fmt not in ("pbn", "lin"):
         raise ValueError(f"unknown export format {fmt!r} (expected one of {', '.join(FORMATS)})")
     n = 0
