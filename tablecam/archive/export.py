@@ -313,8 +313,9 @@ def _with_raw_fields(ev: Event) -> Event:
     raw = ev.raw
     if not raw or all(k in ev.data or k in _NOT_DATA for k in raw):
         return ev
-    extra = {k: v for k, v in raw.items() if k not in ev.data and k not in _NOT_DATA}
-    return Event(ev.type, {**ev.data, **extra}, ev.index, ev.ts, ev.source, raw)
+    data = {k: ev.data.get(k, v) for k, v in raw.items() if k not in _NOT_DATA}  # the line's field order
+    data.update((k, v) for k, v in ev.data.items() if k not in data)
+    return Event(ev.type, data, ev.index, ev.ts, ev.source, raw)
 
 
 def export(items: Iterable[Event | Finding], fmt: str, fp: IO[str]) -> int:
