@@ -251,3 +251,10 @@ def test_hand_built_record_with_wrong_hand_sizes_is_skipped():
     rec = BoardRecord(board=5, dealer=Seat.N, hands={Seat.N: d[:14], Seat.E: d[14:26], Seat.S: d[26:39], Seat.W: d[39:]})
     out, nxt = record_events(rec, 7)
     assert len(out) == 1 and out[0].kind == "archive_flaw" and out[0].board == 5 and nxt == 7
+
+
+def test_missing_dealer_comes_from_the_board_number():
+    text = (DATA / "realbridge-sample.pbn").read_text().split("\n\n")[1].replace('[Dealer "S"]\n', "")
+    its = list(pbn_events(text))
+    assert its[0].dealer is Seat.S  # board 11: dealer S in the standard rotation
+    assert [f.extra["flaw"] for f in flaws(its)] == ["format"] and "board number" in flaws(its)[0].message

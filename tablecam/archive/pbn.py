@@ -314,6 +314,9 @@ def game_record(game: Game, tags: dict[str, str]) -> BoardRecord:
     b = tags.get("Board", "").strip()
     rec.board = int(b) if b.isdigit() else (b or None)
     rec.dealer = _SEATS.get(tags.get("Dealer", "").strip().upper()[:1])
+    if rec.dealer is None and isinstance(rec.board, int) and rec.board > 0:
+        rec.dealer = (Seat.N, Seat.E, Seat.S, Seat.W)[(rec.board - 1) % 4]
+        flaws.append(f"no Dealer tag; dealer {rec.dealer} taken from the board number")
     rec.vulnerable = _VUL.get(tags.get("Vulnerable", "None").strip().upper(), None)
     if rec.vulnerable is None:
         flaws.append(f"Vulnerable tag {tags.get('Vulnerable')!r} not understood; read as None")
