@@ -422,3 +422,14 @@ def test_legal_plays_oracle_with_a_minor_penalty_card():
     assert exposed in legal and other not in legal
     assert all(c[0] == suit for c in legal)
     assert all(c == exposed or c[1] in "AKQJT" for c in legal)
+
+
+def test_snapshot_after_the_board():
+    g = contract_game(35)
+    g.play_tricks(13)
+    g.add(type="end")
+    g.run()
+    snap = g.table.boards[0].snapshot()
+    assert snap["phase"] == "finished" and snap["turn"] is None and snap["trick"] is None
+    assert all(cards == [] for cards in snap["hands"].values()) and len(snap["tricks"]) == 13
+    assert snap["open_findings"] == 0

@@ -63,6 +63,7 @@ class ResultRules:
                 out.append(self._update(p.finding, idx, "info", f"{CARD_TEXT[p.card]} was still a penalty card of "
                                         f"{SEAT_LETTERS[s]} when the board ended.", open=False))
         self.phase = FINISHED
+        self.turn = None
         return out
 
     def _result(self, idx: int | None, claimed: list[int], moved: list[int]) -> Finding:
