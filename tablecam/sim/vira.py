@@ -29,7 +29,8 @@ from ..rules.vira.sample import complete_deal, deal_order
 IRREGULARITIES = ("revoke", "revoke_corrected", "bid_out_of_turn", "face_up_in_deal", "lead_out_of_turn")
 """What can go wrong once in a simulated deal (SM 2025 J.3-J.6, F.5, E.4, J.1)."""
 
-KOPSPEL = ("Begär 6", "7-spel", "8-spel", "9-spel")  # the köpspel ladder, lowest first (tricks 6..9)
+LADDER = ((1, "Begär 6"), (3, "7-spel"), (10, "8-spel"), (19, "9-spel"))  # köpspel: (number in the bid table, name)
+MISAR = (13, "Köpmisär på 2")  # a closed misär over 12 cards, with purchase
 HCP = {"A": 4, "K": 3, "Q": 2, "J": 1}
 
 
@@ -38,40 +39,58 @@ def dealer_of(board: int) -> Seat:
 
 
 def _worth(hand: list[Card]) -> tuple[int, str]:
-    """(index into KOPSPEL or -1, best trump suit): high cards plus length in the longest suit,
+    """(index into LADDER or -1, best trump suit): high cards plus length in the longest suit,
     counting on a purchase of about three cards from the talong."""
     suit = max("SHDC", key=lambda s: (sum(1 for c in hand if c.suit == s),
                                       sum(HCP.get(c.rank, 0) for c in hand if c.suit == s)))
     length = sum(1 for c in hand if c.suit == suit)
     points = sum(HCP.get(c.rank, 0) for c in hand) + 2 * max(0, length - 4)
-    return min(3, (points - 11) // 4) if points >= 11 else -1, suit
+    return min(3, (points - 11) // 4) if points >= 11 else -1, suit  # index into LADDER
 
 
 def _auction(hands: dict[str, list[Card]], order: list[str], rng: random.Random,
-             out_of_turn: bool) -> tuple[list[tuple[str, str]], str, str]:
-    """Bids as the table makes them: (bids, declarer, trump). Forehand must open (A.1);
-    the others overcall one step while the hand is worth it; two passes after the last bid end it."""
+             out_of_turn: bool) -> tuple[list[tuple[str, str]], str, str | None]:
+    """Bids as the table makes them: (bids, declarer, trump or None for misär). Forehand must open
+    (A.1); the others overcall one step while the hand is worth it, and a hand with nothing in it
+    may go for Köpmisär på 2; two passes after the last bid end it."""
     worth = {s: _worth(hands[s]) for s in order}
-    high, high_seat = max(0, min(worth[order[0]][0], 1)), order[0]  # forehand opens low, at most 7-spel
-    bids: list[tuple[str, str]] = [(order[0], KOPSPEL[high])]
+    ladder = [(no, name) for no, name in LADDER]
+
+    def misar_hand(seat: str) -> bool:
+        h = hands[seat]
+        return not any(c.rank in "AK" for c in h) and sum(1 for c in h if c.rank in "QJT") <= 3
+
+    def step_above(no: int, seat: str) -> tuple[int, str] | None:
+        """The next bid this player would make over contract number ``no``, if any."""
+        target = worth[seat][0] + (1 if rng.random() < 0.15 else 0)
+        if misar_hand(seat) and no < MISAR[0]:
+            return MISAR
+        for i, (n, name) in enumerate(ladder):
+            if n > no and i <= target:
+                return n, name
+        return None
+
+    opening = MISAR if misar_hand(order[0]) and rng.random() < 0.5 else ladder[max(0, min(worth[order[0]][0], 1))]
+    high, high_seat = opening[0], order[0]
+    bids: list[tuple[str, str]] = [(order[0], opening[1])]
     passed: set[str] = set()
     if out_of_turn:
         # Efterhand, eager, bids before mellanhand has spoken (F.5: the bid is not considered).
-        bids.append((order[2], KOPSPEL[high + 1]))
+        bids.append((order[2], next(name for n, name in ladder if n > high)))
     i = 1
     while len(passed) < 2:
         seat = order[i % 3]
         i += 1
         if seat in passed or seat == high_seat:
             continue
-        target = worth[seat][0] + (1 if rng.random() < 0.15 else 0)
-        if target > high and high < len(KOPSPEL) - 1:
-            high, high_seat = high + 1, seat
-            bids.append((seat, KOPSPEL[high]))
+        over = step_above(high, seat)
+        if over is not None:
+            high, high_seat = over[0], seat
+            bids.append((seat, over[1]))
         else:
             passed.add(seat)
             bids.append((seat, "pass"))
-    return bids, high_seat, worth[high_seat][1]
+    return bids, high_seat, None if high == MISAR[0] else worth[high_seat][1]
 
 
 def simulate_board(board: int, seed: int = 1, irregularity: str | None = "random",
@@ -108,14 +127,19 @@ def simulate_board(board: int, seed: int = 1, irregularity: str | None = "random
     seats = [s for s in dict.fromkeys(order) if s != "talong"]  # forehand, mellanhand, efterhand
     bids, declarer, trump = _auction(hands, seats, rng, irregularity == "bid_out_of_turn")
     # Purchase: the declarer buys most; the talong's 13 cards are shared in turn (G.4, G.5).
-    k = rng.randint(3, 6)
-    buys = {declarer: k}
-    rest = [s for s in seats[seats.index(declarer) + 1:] + seats[:seats.index(declarer)]]
-    left = 13 - k
-    for s in rest:
-        n = min(left, rng.randint(1, 4))
-        buys[s] = n
-        left -= n
+    rest = seats[seats.index(declarer) + 1:] + seats[:seats.index(declarer)]
+    buys: dict[str, Any]
+    if trump is None:
+        # Köpmisär på 2 is played with 12 cards: the declarer lays away 3 and buys 2, the others lay away 1.
+        buys = {declarer: (3, 2), **{s: (1, 0) for s in rest}}
+    else:
+        k = rng.randint(3, 6)
+        buys = {declarer: k}
+        left = 13 - k
+        for s in rest:
+            n = min(left, rng.randint(1, 4))
+            buys[s] = n
+            left -= n
     kw: dict[str, Any] = {}
     if irregularity in ("revoke", "revoke_corrected"):
         kw = {"revoke_at": rng.randint(2, 9), "correct": irregularity == "revoke_corrected"}
