@@ -116,7 +116,9 @@ def driver_latency(n: int, interval: float) -> list[float]:
             evs = tracker.feed(m)
             now = time.perf_counter()
             if m.kind == "CARD" and any(getattr(e, "type", None) == "deal" for e in evs):
-                delays.append(now - sent[m.seq])
+                while m.seq not in sent:   # the reader beat the writer thread to the GIL
+                    time.sleep(0)
+                delays.append(max(0.0, now - sent[m.seq]))
     os.close(master)
     return delays
 
