@@ -24,12 +24,18 @@ class TemplateClassifier:
 
         bank = FaceBank(deck, (50, 70))
         self.codes = [str(c) for c in full_deck()] + ["back"]
-        t = []
-        for c in self.codes:
-            g = cv2.cvtColor(bank.get(c), cv2.COLOR_BGR2GRAY).astype(np.float32)
-            t.append(self._norm(g))
+        t = [self._features(bank.get(c)) for c in self.codes]
         self.T = np.stack(t)
-        self.T180 = self.T[:, ::-1, ::-1]
+        self.T180 = self.T[:, :, ::-1, ::-1]
+
+    def _features(self, img: np.ndarray) -> np.ndarray:
+        """Grey level and redness (red suits vs black), each normalised; 3-pixel border dropped."""
+        img = img.astype(np.float32)
+        grey = img.mean(2)
+        red = img[..., 2] - 0.5 * (img[..., 0] + img[..., 1])
+        red = red[3:-3, 3:-3] - red[3:-3, 3:-3].mean()
+        # damped so a black card's redness (noise only) stays near zero instead of being blown up
+        return np.stack([self._norm(grey[3:-3, 3:-3]), red / (np.linalg.norm(red) + 2000.0)])
 
     @staticmethod
     def _norm(g: np.ndarray) -> np.ndarray:
@@ -39,9 +45,8 @@ class TemplateClassifier:
     def __call__(self, crop: np.ndarray):
         import cv2
 
-        g = cv2.cvtColor(cv2.resize(crop, (50, 70), interpolation=cv2.INTER_AREA), cv2.COLOR_BGR2GRAY)
-        g = self._norm(g.astype(np.float32)[3:-3, 3:-3])
-        s = np.maximum((self.T[:, 3:-3, 3:-3] * g).sum((1, 2)), (self.T180[:, 3:-3, 3:-3] * g).sum((1, 2)))
+        f = self._features(cv2.resize(crop, (50, 70), interpolation=cv2.INTER_AREA))
+        s = np.maximum((self.T * f).sum((1, 2, 3)), (self.T180 * f).sum((1, 2, 3))) / 2
         p = np.exp((s - s.max()) * 100)
         p /= p.sum()
         i = int(p.argmax())
