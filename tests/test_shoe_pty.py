@@ -109,7 +109,7 @@ def test_fault_injected_deals_through_a_pty_arrive_exactly_once():
 @pytest.mark.slow
 @pytest.mark.timeout(600)
 def test_ten_thousand_faulty_frames_zero_lost_or_duplicated_cards():
-    boards = [shuffled_deal(g, seed=100 + i) for i, g in enumerate(["bridge", "vira", "pidro", "whist"] * 60)]
+    boards = [shuffled_deal(g, seed=100 + i) for i, g in enumerate(["bridge", "vira", "pidro", "whist"] * 70)]
     # 500 cards a second: some 250 times a fast dealer, and within what a
     # 115200 baud line carries with room left for the resends.
     plan = SimPlan(boards, card_interval=0.002, heartbeat=0.1, seed=12,

@@ -135,10 +135,12 @@ def main() -> int:
     ap.add_argument("--interval", type=float, default=0.002, help="seconds between frames in the latency run")
     args = ap.parse_args()
 
-    rate, dt, flen = throughput(args.frames)
+    runs = [throughput(args.frames) for _ in range(3)]   # best of 3: the CPU is shared
+    rate, dt, flen = max(runs)
     line_rate = P.BAUD / (flen * P.BITS_PER_BYTE)
     frame_time = flen * P.BITS_PER_BYTE / P.BAUD
-    print(f"throughput: {rate:,.0f} frames/s decoded into deal events ({args.frames} frames in {dt:.2f} s)")
+    print(f"throughput: {rate:,.0f} frames/s decoded into deal events ({args.frames} frames in {dt:.2f} s, "
+          f"best of 3; runs {', '.join(f'{r[0]:,.0f}' for r in runs)})")
     print(f"  line limit at {P.BAUD} baud: {line_rate:,.0f} CARD frames/s ({flen} bytes each)")
     print(f"  ratio: {rate / line_rate:.1f}x the line's capacity")
 
