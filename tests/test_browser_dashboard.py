@@ -109,7 +109,7 @@ def test_revoke_alert_live_acknowledge_and_ruling():
         page.wait_for_selector('.tile[data-table="table-1"]:not(.alerting)', timeout=5_000)
         page.click('.tile[data-table="table-1"]')
         page.wait_for_selector("#board .hand", timeout=5_000)
-        assert page.locator("#log div").count() >= cut + 8
+        page.wait_for_function(f"document.querySelectorAll('#log div').length >= {cut + 8}", timeout=5_000)
         assert page.locator(".trick .slot").count() + page.locator("#tricks li").count() > 0
         assert not errors, errors
         browser.close()

@@ -200,10 +200,13 @@ def serve_echo(port: int, args: argparse.Namespace) -> None:
 
 
 # -- client side -----------------------------------------------------------------------------
-async def client(url: str, lat: dict[str, list[float]], sizes: list[int], stop: asyncio.Event) -> None:
+async def client(url: str, lat: dict[str, list[float]], sizes: list[int], stop: asyncio.Event,
+                 watch_all: bool = False) -> None:
     import websockets
 
     async with websockets.connect(url, max_size=2**24, compression=None) as ws:
+        if watch_all:  # a wall display following every table: receives every finding too
+            await ws.send(json.dumps({"op": "all_events", "on": True}))
         while not stop.is_set():
             try:
                 text = await asyncio.wait_for(ws.recv(), 0.5)
@@ -263,7 +266,9 @@ def measure(mode: str, args: argparse.Namespace, extra: list[str]) -> dict[str, 
                 break
             except OSError:
                 await asyncio.sleep(0.1)
-        tasks = [asyncio.create_task(client(url, lat, sizes, stop)) for _ in range(args.clients)]
+        # one client follows every table (events and findings), the others are ordinary dashboards
+        tasks = [asyncio.create_task(client(url, lat, sizes, stop, watch_all=(i == 0 and mode == "tablecam")))
+                 for i in range(args.clients)]
         deadline = time.monotonic() + args.duration + 60
         while not done and time.monotonic() < deadline:
             await asyncio.sleep(0.2)
@@ -317,8 +322,7 @@ def main() -> int:
     real = measure("tablecam", args, [])
     alerts = real["latency"].get("alert", [])
     findings = real["latency"].get("finding", [])
-    msgs = len(alerts) + len(findings)
-    rate = msgs / max(1, args.clients) / args.duration
+    rate = len(alerts) / max(1, args.clients) / args.duration  # alert messages per second, per client
     size = int(statistics.fmean(real["sizes"])) if real["sizes"] else 2000
     base = measure("echo", args, ["--rate", str(rate), "--msg-bytes", str(size)])
     b = base["latency"].get("alert", [])
@@ -332,6 +336,7 @@ def main() -> int:
         "baseline_bare_ws": {"server": base["server"], "all": summary(b)},
     }
     t, bb = out["tablecam"]["all"], out["baseline_bare_ws"]["all"]
+    t = out["tablecam"]["alert"]
     out["ratio_p50"] = round(t["p50_ms"] / bb["p50_ms"], 2) if bb["p50_ms"] else None
     out["ratio_p99"] = round(t["p99_ms"] / bb["p99_ms"], 2) if bb["p99_ms"] else None
     if args.json:
@@ -342,15 +347,15 @@ def main() -> int:
           f"{args.clients} director WebSockets, {args.duration:g} s")
     print(f"  server fed {s.get('events', '?')} events -> {s.get('findings', '?')} findings "
           f"({s.get('alerts', '?')} alerts); clients received {len(alerts)} alert + {len(findings)} finding messages")
-    for name, v in (("alert", out["tablecam"]["alert"]), ("finding", out["tablecam"]["finding"]),
-                    ("tablecam (all)", t), ("bare WebSocket", bb)):
+    for name, v in (("alert", out["tablecam"]["alert"]), ("finding (1 client)", out["tablecam"]["finding"]),
+                    ("bare WebSocket", bb)):
         print(f"  {name:16s} n={v['n']:6d}  p50 {v['p50_ms']:7.2f} ms  p99 {v['p99_ms']:7.2f} ms  "
               f"max {v['max_ms']:7.2f} ms")
     for name in ("split_handoff", "split_transit"):
         v = out["tablecam"][name]
         print(f"    {name[6:]:14s} p50 {v['p50_ms']:7.2f} ms  p99 {v['p99_ms']:7.2f} ms")
     print(f"  server GC: {s.get('gc_pauses')} collections, longest {s.get('gc_max_ms')} ms")
-    print(f"  ratio tablecam / bare WebSocket: p50 x{out['ratio_p50']}  p99 x{out['ratio_p99']}")
+    print(f"  ratio tablecam alert / bare WebSocket: p50 x{out['ratio_p50']}  p99 x{out['ratio_p99']}")
     print(f"  target: alert p99 < 100 ms -> {'met' if out['tablecam']['alert']['p99_ms'] < 100 else 'NOT met'}")
     return 0
 

@@ -37,7 +37,7 @@ from .broadcast import BroadcastDelay, BroadcastView
 from .hub import TABLE_ID, TableHub
 from .security import RateLimiter, check_token, token_problem
 
-PUSH_INTERVAL = 0.25
+PUSH_INTERVAL = 0.5
 """Seconds between coalesced summary/snapshot pushes (alerts never wait for it)."""
 BROADCAST_INTERVAL = 1.0
 MAX_BODY = 8 * 1024 * 1024
@@ -164,13 +164,21 @@ class Fanout:
 
     def dispatch(self, msg: dict[str, Any]) -> None:
         t = msg.get("type")
-        if t in ("alert", "finding"):
+        if t == "alert":
             msg = {**msg, "sent_at": time.time()}
             text = json.dumps(msg, default=str)
             for c in self.directors:
                 c.put(text, urgent=True)
             # open-alert counts live in the table summary: refresh the tile too
-            self.dirty.add(msg["table"] if t == "finding" else msg["alert"]["table"])
+            self.dirty.add(msg["alert"]["table"])
+        elif t == "finding":
+            # every finding (results included) to the table views that show it; alerts go to all
+            self.dirty.add(msg["table"])
+            text = None
+            for c in self.directors:
+                if c.all_events or msg["table"] in c.tables:
+                    text = text or json.dumps({**msg, "sent_at": time.time()}, default=str)
+                    c.put(text, urgent=True)
         elif t == "event":
             self.dirty.add(msg["table"])
             text = None
