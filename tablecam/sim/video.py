@@ -3,9 +3,10 @@
 ``tablecam sim video LOG.jsonl -o table.mp4`` turns an event log (``board``,
 ``deal``, ``play``, ``expose`` events) into a 1280x720 top-down video of the
 playing area and writes, beside it, the *exact* ground truth: the same log
-with every ``play`` / ``expose`` stamped with the time (seconds from the
-first frame) the card came to rest uncovered, and a ``trick_turned`` event
-when the last card of a trick has left the table.  The camera pipeline's
+with every ``play`` / ``expose`` stamped with the timestamp of the first
+frame (index / fps) on which the card lies at rest, uncovered, and a
+``trick_turned`` event at the first frame after the last card of a trick has
+reached its player's quitted-trick row.  The camera pipeline's
 tests and benchmark compare against that file.
 
 What the video holds, because each is something the pipeline must survive:
@@ -149,6 +150,10 @@ def plan_scene(events: Iterable[Event], opt: SimOptions) -> Scene:
     exposed: dict[str, CardTrack] = {}
     tricks_done = 0
 
+    def frame_ts(t_: float) -> float:
+        """The timestamp of the first frame showing the moment ``t_`` (frame index / fps)."""
+        return round(math.ceil(t_ * opt.fps - 1e-6) / opt.fps, 4)
+
     def rest_point(seat: Seat) -> tuple[float, float]:
         dx, dy = SEAT_DIR[seat]
         off = 130.0 if opt.layout == "zones" else 80.0
@@ -211,7 +216,7 @@ def plan_scene(events: Iterable[Event], opt: SimOptions) -> Scene:
         tricks_done += 1
         truth.append(Event("trick_turned", {"cards": [parse_card(c.card) for _, c in trick],
                                             "seats": [s for s, _ in trick], "trick": tricks_done},
-                           ts=round(last, 3), source="sim"))
+                           ts=frame_ts(last), source="sim"))
         trick.clear()
         t = last + 0.5
 
@@ -233,7 +238,7 @@ def plan_scene(events: Iterable[Event], opt: SimOptions) -> Scene:
             trk, rest = bring(seat, card, x, y, SEAT_ANGLE[seat] + rng.uniform(-10, 10))
             cards.append(trk)
             exposed[card] = trk
-            truth.append(Event("expose", {"seat": seat, "card": ev.card}, ts=round(rest, 3), source="sim"))
+            truth.append(Event("expose", {"seat": seat, "card": ev.card}, ts=frame_ts(rest), source="sim"))
             continue
         if ev.type != "play":
             continue
@@ -249,7 +254,7 @@ def plan_scene(events: Iterable[Event], opt: SimOptions) -> Scene:
         trk, rest = bring(seat, card, x, y, SEAT_ANGLE[seat] + rng.uniform(-12, 12))
         cards.append(trk)
         trick.append((seat, trk))
-        truth.append(Event("play", {"seat": seat, "card": ev.card}, ts=round(rest, 3), source="sim"))
+        truth.append(Event("play", {"seat": seat, "card": ev.card}, ts=frame_ts(rest), source="sim"))
         if len(trick) == 2:
             maybe_pass()
     if trick and len(trick) == 4:

@@ -273,7 +273,11 @@ class CameraPipeline:
         if zone is None:
             self.tracker.place(rest, {"kind": "outside"})
             return []
-        r = self.classify(self.crop_card(frame.image, rest.quad_view))
+        try:
+            r = self.classify(self.crop_card(frame.image, rest.quad_view))
+        except (ValueError, ArithmeticError, IndexError) as e:   # a degenerate crop: skip this reading only
+            self.errors.append(f"frame {frame.index}: cannot read the card at {cx:.0f},{cy:.0f} mm: {e}")
+            return []
         self.readings.append((frame.ts, zone.name, r.card, round(r.conf, 3)))
         if r.card == "back":
             self.tracker.place(rest, {"kind": "back", "zone": zone.name})
