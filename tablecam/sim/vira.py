@@ -133,11 +133,13 @@ def simulate_board(board: int, seed: int = 1, irregularity: str | None = "random
         # Köpmisär på 2 is played with 12 cards: the declarer lays away 3 and buys 2, the others lay away 1.
         buys = {declarer: (3, 2), **{s: (1, 0) for s in rest}}
     else:
-        k = rng.randint(3, 6)
+        # Each lays away non-trumps only (vira.sample's purchase), so nobody buys more than he holds of them.
+        side = {s: sum(1 for c in hands[s] if c.suit != trump) for s in seats}
+        k = min(side[declarer], rng.randint(3, 6))
         buys = {declarer: k}
         left = 13 - k
         for s in rest:
-            n = min(left, rng.randint(1, 4))
+            n = min(left, side[s], rng.randint(1, 4))
             buys[s] = n
             left -= n
     kw: dict[str, Any] = {}

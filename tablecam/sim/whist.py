@@ -124,21 +124,10 @@ def _choose(b: Any, seat: Seat, legal: list[Card], cur: list[tuple[Seat, Card]],
     trump, ace = b.trump, b.partner_ace
     low = lambda cs: max(cs, key=lambda c: (c.is_joker, c.suit == trump, c.rank_index))  # noqa: E731
     if not cur:
-        jokers = [c for c in legal if c.is_joker]
-        if jokers and rng.random() < 0.3:
-            return jokers[0]
-        plain = [c for c in legal if not c.is_joker]
-        if not plain:
-            return legal[0]
-        trumps = [c for c in plain if c.suit == trump]
-        if seat in team and len(trumps) >= 4:
-            return min(trumps, key=lambda c: c.rank_index)
-        aces = [c for c in plain if c.rank == "A" and c.suit != trump]
-        if aces:
-            return aces[0]
-        side = [c for c in plain if c.suit != trump] or plain
-        suit = max(SUITS, key=lambda s: sum(1 for c in side if c.suit == s))
-        return max((c for c in side if c.suit == suit), key=lambda c: c.rank_index)
+        card = _lead(seat, legal, team, trump, rng)
+        if ace is not None and ace in legal and card.suit == ace.suit and not card.is_joker and b.ace_trick is None:
+            return ace  # leading the partner ace's suit for the first time: the ace it must be
+        return card
     led = None if cur[0][1].is_joker else cur[0][1].suit
     if ace is not None and ace in legal and led == ace.suit and b.ace_trick == len(b.tricks) + 1:
         return ace  # the partner ace is played the first time its suit is led
@@ -149,6 +138,26 @@ def _choose(b: Any, seat: Seat, legal: list[Card], cur: list[tuple[Seat, Card]],
     if beaters:
         return min(beaters, key=lambda c: (c.suit == trump and led != trump, -c.rank_index))
     return low(legal)
+
+
+def _lead(seat: Seat, legal: list[Card], team: set[Seat], trump: str | None, rng: random.Random) -> Card:
+    """A joker now and then (it takes the trick), trumps from a long holding on the declaring side,
+    a side-suit ace, else low from the longest side suit."""
+    jokers = [c for c in legal if c.is_joker]
+    if jokers and rng.random() < 0.3:
+        return jokers[0]
+    plain = [c for c in legal if not c.is_joker]
+    if not plain:
+        return legal[0]
+    trumps = [c for c in plain if c.suit == trump]
+    if seat in team and len(trumps) >= 4:
+        return min(trumps, key=lambda c: c.rank_index)
+    aces = [c for c in plain if c.rank == "A" and c.suit != trump]
+    if aces:
+        return aces[0]
+    side = [c for c in plain if c.suit != trump] or plain
+    suit = max(SUITS, key=lambda s: sum(1 for c in side if c.suit == s))
+    return max((c for c in side if c.suit == suit), key=lambda c: c.rank_index)
 
 
 def simulate_board(board: int, seed: int = 1, irregularity: str | None = "random",
@@ -217,10 +226,10 @@ def simulate_board(board: int, seed: int = 1, irregularity: str | None = "random
         led = cur[0][1].suit if cur and not cur[0][1].is_joker else None
         number = len(b.tricks) + 1
         wrong = None
-        if misplay and cur and led is not None:
+        if misplay and (cur and led is not None or irregularity == "partner_ace_not_played"):
             hand = b.hands[seat]
             if irregularity == "partner_ace_not_played" and card == ace:
-                # The ace's holder plays a small card of the suit instead of the ace.
+                # The ace's holder leads or plays a small card of the suit instead of the ace.
                 small = [c for c in hand if c.suit == ace.suit and c != ace]
                 wrong = max(small, key=lambda c: c.rank_index) if small else None
             elif irregularity.startswith("revoke") and number >= revoke_from and number <= 11 \
