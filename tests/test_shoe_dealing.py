@@ -59,14 +59,14 @@ def test_bridge_one_at_a_time_clockwise_from_the_dealers_left():
 
 
 def test_vira_E_four_then_three_rounds_of_three_and_the_talong():
-    plan = dealing_plan("vira", "N")            # N deals and sits out (4-table)
-    assert plan.sitting_out == ("N",)
-    assert "".join(plan.slots[:12]) == "EEEESSSSWWWW"
-    assert "".join(plan.slots[12:21]) == "EEESSSWWW"
-    assert plan.expected == {"E": 13, "S": 13, "W": 13, "talong": 13}
+    plan = dealing_plan("vira", "N")            # N deals (efterhand); W, on his right, sits out
+    assert plan.sitting_out == ("W",)
+    assert "".join(plan.slots[:12]) == "EEEESSSSNNNN"
+    assert "".join(plan.slots[12:21]) == "EEESSSNNN"
+    assert plan.expected == {"E": 13, "S": 13, "N": 13, "talong": 13}
     events, findings = run(DealTracker("vira", "N", packs=[1, 2]), [card(c) for c in DECK52])
-    assert events[0].get("players") == ["E", "S", "W"]
-    assert {s: len(v) for s, v in hands(events).items()} == {"E": 13, "S": 13, "W": 13, "talong": 13}
+    assert events[0].raw.get("sit_out") == "W"
+    assert {s: len(v) for s, v in hands(events).items()} == {"E": 13, "S": 13, "N": 13, "talong": 13}
     assert findings == []
 
 

@@ -27,7 +27,7 @@ def register(sub: Any) -> None:
     listen.add_argument("--game", required=True, choices=GAMES)
     listen.add_argument("--dealer", required=True, help="dealer of the first board (N E S W)")
     listen.add_argument("--board", type=int, default=1, help="number of the first board (default 1)")
-    listen.add_argument("--sit-out", help="Vira at a 4-table: who sits out the first board (default: the dealer)")
+    listen.add_argument("--sit-out", help="Vira at a 4-table: who sits out the first board (default: the dealer's right-hand player)")
     listen.add_argument("--packs", help="pack ids in use, alternating per board (Vira: 1,2)")
     listen.add_argument("--baud", type=int, default=115200)
     listen.add_argument("--heartbeat-timeout", type=float, default=1.5,

@@ -7,8 +7,9 @@ turn from the dealer's left, repeated ``rounds`` times, then piles such as
 Vira's talong.
 
 - bridge: one at a time clockwise from the dealer's left, 13 each;
-- Vira: 3 active players (at a 4-table one sits out, the dealer unless the
-  board says otherwise), 4 each then three rounds of 3 (13 each), the
+- Vira: 3 active players (at a 4-table one sits out: the player on the
+  dealer's right unless the board says otherwise - the dealer plays, as
+  efterhand, in Vira SM 2025), 4 each then three rounds of 3 (13 each), the
   remaining 13 to the talong;
 - Pidro: 3 at a time from the dealer's left, 9 each; 16 stay in the shoe for
   the refill after the discard;
@@ -22,7 +23,7 @@ Vira's talong.
 ('ESWNE', 52, 13)
 >>> vira = dealing_plan("vira", "S")
 >>> "".join(vira.slots[:8]), vira.active, vira.slots[-1], vira.expected["talong"]
-('WWWWNNNN', ('W', 'N', 'E'), 'talong', 13)
+('WWWWNNNN', ('W', 'N', 'S'), 'talong', 13)
 >>> pidro = dealing_plan("pidro", "W")
 >>> "".join(pidro.slots[:6]), pidro.total, pidro.left_in_shoe
 ('NNNEEE', 36, 16)
@@ -99,7 +100,7 @@ def active_players(game: str, dealer: str, players: Iterable[str] | None = None,
     """Active seats in dealing order (clockwise from the dealer's left).
 
     >>> active_players("vira", "N")
-    ('E', 'S', 'W')
+    ('E', 'S', 'N')
     >>> active_players("vira", "N", sit_out="S")
     ('E', 'W', 'N')
     >>> active_players("vira", "N", players="NES")
@@ -112,7 +113,9 @@ def active_players(game: str, dealer: str, players: Iterable[str] | None = None,
         chosen = {_seat(p) for p in players}
         order = [s for s in order if s in chosen]
     elif spec["active"] < 4:
-        out = _seat(sit_out) if sit_out else dealer
+        # The dealer is efterhand and plays; the player on his right sits out
+        # (the same default as tablecam.rules.vira).
+        out = _seat(sit_out) if sit_out else left_of(dealer, 3)
         order = [s for s in order if s != out]
     if len(order) != spec["active"]:
         raise ValueError(f"{game} needs {spec['active']} active players, got {''.join(order)}")

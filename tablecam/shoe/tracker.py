@@ -98,8 +98,8 @@ class DealTracker:
         self.started = True
         self.finished = False
         fields: dict[str, Any] = {"game": self.game, "board": self.board, "dealer": self.dealer}
-        if len(self.plan.active) < 4:
-            fields["players"] = list(self.plan.active)
+        if self.plan.sitting_out:
+            fields["sit_out"] = self.plan.sitting_out[0]   # Vira at a 4-table (the Vira engine reads it)
         if self.pack:
             fields["pack"] = str(self.pack)
         self._emit(make_event("board", ts=ts, source="shoe", **fields), out)
@@ -107,8 +107,8 @@ class DealTracker:
     def _next_board(self) -> None:
         self.board += 1
         self.dealer = next_dealer(self.game, self.dealer)
-        # Who sits out moves with the deal (by default the dealer), so a fixed
-        # player list only applies to the first board.
+        # Who sits out moves with the deal (by default the dealer's right-hand
+        # player), so a fixed choice only applies to the first board.
         self.sit_out = None
         self.plan = dealing_plan(self.game, self.dealer)
         self.started = False
