@@ -179,3 +179,17 @@ def test_jsonl_to_jsonl_keeps_fields_the_schema_does_not_know():
     again = io.StringIO()
     export(list(read_events(first.getvalue().splitlines())), "jsonl", again)
     assert again.getvalue() == first.getvalue()
+
+
+def test_live_log_with_odd_calls_still_exports():
+    lines = ['{"type": "board", "game": "bridge", "board": 4, "dealer": "W", "vulnerable": "All"}']
+    from tablecam.cards import full_deck
+    seats = "NESW"
+    lines += [json.dumps({"type": "deal", "to": seats[i % 4], "card": str(c)}) for i, c in enumerate(full_deck())]
+    lines += ['{"type": "call", "seat": "W", "call": "1nt"}', '{"type": "call", "seat": "N", "call": "banana"}',
+              '{"type": "call", "seat": "E", "call": "pass"}', '{"type": "end"}']
+    buf = io.StringIO()
+    assert export(list(read_events(lines)), "lin", buf) == 1 and "|mb|1N|mb|banana|mb|p|" in buf.getvalue()
+    buf = io.StringIO()
+    export(list(read_events(lines)), "pbn", buf)
+    assert "1NT banana Pass" in buf.getvalue() and '[Contract ""]' in buf.getvalue()

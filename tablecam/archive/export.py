@@ -61,7 +61,7 @@ from typing import IO, Any, Iterable
 from ..cards import Card, Seat, hand_str
 from ..events import Event, write_events
 from ..findings import Finding
-from .record import SEAT_INDEX, SEATS, _auction, parse_contract, trick_winner
+from .record import SEAT_INDEX, SEATS, _auction, parse_call, parse_contract, trick_winner
 
 FORMATS = ("pbn", "lin", "jsonl")
 
@@ -102,8 +102,11 @@ class TableResult:
             return self.contract
         if not self.calls or self.dealer is None:
             return None, None
+        calls = [parse_call(c) for _, c, _ in self.calls]
+        if None in calls:  # a log may hold any text as a call; no contract can be read from it
+            return None, None
         start = SEAT_INDEX[self.calls[0][0]]
-        ended, contract, decl, _, _ = _auction([c for _, c, _ in self.calls], start)
+        ended, contract, decl, _, _ = _auction(calls, start)  # type: ignore[arg-type]
         if not ended:
             return None, None
         return contract, SEATS[decl] if decl >= 0 else None
@@ -159,7 +162,8 @@ def table_results(items: Iterable[Event | Finding]) -> Iterable[TableResult | st
         elif t == "deal":
             cur.hands.setdefault(it.data["to"], []).append(it.data["card"])
         elif t == "call":
-            cur.calls.append((it.data["seat"], it.data["call"], it.get("note") or (it.raw or {}).get("note")))
+            call = it.data["call"]
+            cur.calls.append((it.data["seat"], parse_call(call) or call, it.get("note") or (it.raw or {}).get("note")))
         elif t == "play":
             cur.plays.append((it.data["seat"], it.data["card"]))
         elif t == "retract":
