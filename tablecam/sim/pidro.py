@@ -24,8 +24,8 @@ import random
 from typing import Any
 
 from ..cards import Card, Seat, shuffled_deck
-from .nordic import EngineFold
 from ..rules.pidro.cards import is_trump, point_value, suit_of, trump_rank
+from .nordic import EngineFold
 
 IRREGULARITIES = ("trump_discarded", "insufficient_bid", "non_trump_played")
 """What can go wrong once in a simulated deal (all Pidroregler 2 and 4)."""

@@ -54,7 +54,7 @@ def _auction(hands: dict[str, list[Card]], order: list[str], rng: random.Random,
     (A.1); the others overcall one step while the hand is worth it, and a hand with nothing in it
     may go for Köpmisär på 2; two passes after the last bid end it."""
     worth = {s: _worth(hands[s]) for s in order}
-    ladder = [(no, name) for no, name in LADDER]
+    ladder = list(LADDER)
 
     def misar_hand(seat: str) -> bool:
         h = hands[seat]
@@ -99,8 +99,9 @@ def simulate_board(board: int, seed: int = 1, irregularity: str | None = "random
 
     ``irregularity``: one of :data:`IRREGULARITIES`, ``None`` for a clean
     deal, or ``"random"`` to draw one with probability ``rate``. A deal with
-    a card turned up in the deal (E.4) ends there and is redealt by the same
-    dealer in the same list (a second ``board`` event with ``redeal: true``).
+    a card turned up in the deal (E.4) is gathered after the last card and
+    redealt by the same dealer in the same list (a second ``board`` event
+    with ``redeal: true``).
     """
     rng = random.Random(f"vira:{seed}:{board}")
     if irregularity == "random":
