@@ -10,6 +10,8 @@ import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from tablecam.archive import load
 from tablecam.archive.export import export, table_results
@@ -193,3 +195,27 @@ def test_live_log_with_odd_calls_still_exports():
     buf = io.StringIO()
     export(list(read_events(lines)), "pbn", buf)
     assert "1NT banana Pass" in buf.getvalue() and '[Contract ""]' in buf.getvalue()
+
+
+_SEAT = st.sampled_from(["N", "E", "S", "W"])
+_CARD = st.sampled_from(["SA", "HT", "D2", "CK", "S5", "H9"])
+_EVENT = st.one_of(
+    st.builds(lambda b, d: {"type": "board", "game": "bridge", "board": b, "dealer": d}, st.integers(0, 40), _SEAT),
+    st.builds(lambda s, c: {"type": "deal", "to": s, "card": c}, _SEAT, _CARD),
+    st.builds(lambda s, c: {"type": "call", "seat": s, "call": c}, _SEAT,
+              st.sampled_from(["P", "X", "XX", "1C", "1N", "3S", "7N", "pass", "zz"])),
+    st.builds(lambda s, c: {"type": "play", "seat": s, "card": c}, _SEAT, _CARD),
+    st.builds(lambda s, c: {"type": "retract", "seat": s, "card": c}, _SEAT, _CARD),
+    st.builds(lambda s, n: {"type": "claim", "seat": s, "tricks": n}, _SEAT, st.integers(0, 13)),
+    st.builds(lambda s, c: {"type": "contract", "contract": c, "declarer": s}, _SEAT, st.sampled_from(["4S", "3NX", "Pass", "9Q"])),
+    st.just({"type": "end"}),
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(_EVENT, max_size=40), st.sampled_from(["pbn", "lin", "jsonl"]))
+def test_writers_never_crash_on_any_event_sequence(objs, fmt):
+    import tablecam.archive.record  # noqa: F401  (registers the contract event)
+
+    items = list(read_events(json.dumps(o) for o in objs))
+    export(items, fmt, io.StringIO())
