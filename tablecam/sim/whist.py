@@ -25,7 +25,7 @@ import random
 from typing import Any
 
 from ..cards import Card, Seat, parse_card, shuffled_deck
-from ..rules.whist.bids import is_jernhand
+from ..rules.whist.bids import bid_key, is_jernhand, is_nolo, parse_bid
 from .nordic import EngineFold
 
 IRREGULARITIES = ("kitty_misdeal", "partner_ace_not_played", "revoke", "revoke_corrected")
@@ -84,17 +84,39 @@ def _worth(hand: list[Card]) -> int:
     return int(3.2 + own + max(0, length - 3))
 
 
+def _nolo_hand(hand: list[Card]) -> bool:
+    """Low cards only: a hand for sol (at most one trick)."""
+    return not any(c.rank in "AK" for c in hand) and sum(1 for c in hand if c.rank in "QJ") <= 2 \
+        and sum(1 for c in hand if c.is_joker) <= 2
+
+
 def _auction(t: EngineFold, rng: random.Random, force: Seat | None) -> None:
+    """The duel, one rung at a time: a plain number, or the same number with stærke / gode when the
+    hand's suit is spades / clubs and one more trick is too many; sol on a hand of low cards (the others
+    may go along with "gå med" on a hand like it)."""
     b = t.board
+    rules = b.rules
     worth = {s: _worth(b.hands[s]) + (1 if rng.random() < 0.15 else 0) for s in Seat}
+    nolo = {s: _nolo_hand(b.hands[s]) and rng.random() < 0.8 for s in Seat}
     if force is not None:
         worth[force] = max(worth[force], 7)
+    key = lambda text: bid_key(parse_bid(text, rules), rules)  # noqa: E731
     while not b.auction_over:
         seat = b.next_to_call()
         if seat is None:
             break
-        nxt = 7 if b.high is None else int(b.high.rung.rstrip("+")) + 1
-        call = str(nxt) if worth[seat] >= nxt and nxt <= 13 else "pas"
+        high = None if b.high is None else bid_key(b.high, rules)
+        nxt = next((n for n in range(7, 14) if high is None or key(str(n)) > high), None)
+        call = "pas"
+        if nolo[seat] and b.high is not None and is_nolo(b.high, rules):
+            call = "gå med"
+        elif nolo[seat] and (high is None or key("sol") > high):
+            call = "sol"
+        elif nxt is not None and worth[seat] >= nxt:
+            call = str(nxt)
+        elif b.high is not None and not b.high.is_plus and not is_nolo(b.high, rules) \
+                and worth[seat] == int(b.high.rung) and _longest(b.hands[seat]) in "SC":
+            call = f"{b.high.rung} {'stærke' if _longest(b.hands[seat]) == 'S' else 'gode'}"
         t.emit({"type": "call", "seat": str(seat), "call": call})
 
 
@@ -123,6 +145,8 @@ def _choose(b: Any, seat: Seat, legal: list[Card], cur: list[tuple[Seat, Card]],
             rng: random.Random) -> Card:
     trump, ace = b.trump, b.partner_ace
     low = lambda cs: max(cs, key=lambda c: (c.is_joker, c.suit == trump, c.rank_index))  # noqa: E731
+    if is_nolo(b.high, b.rules):
+        return _choose_nolo(seat, legal, cur, team)
     if not cur:
         card = _lead(seat, legal, team, trump, rng)
         if ace is not None and ace in legal and card.suit == ace.suit and not card.is_joker and b.ace_trick is None:
@@ -138,6 +162,25 @@ def _choose(b: Any, seat: Seat, legal: list[Card], cur: list[tuple[Seat, Card]],
     if beaters:
         return min(beaters, key=lambda c: (c.suit == trump and led != trump, -c.rank_index))
     return low(legal)
+
+
+def _choose_nolo(seat: Seat, legal: list[Card], cur: list[tuple[Seat, Card]], soloists: set[Seat]) -> Card:
+    """Sol: the soloist ducks (the highest card that still loses, a joker is a safe discard); the others
+    play low so that his cards win."""
+    plain = [c for c in legal if not c.is_joker]
+    if seat not in soloists:
+        return max(plain or legal, key=lambda c: c.rank_index)
+    if not cur:
+        return max(plain or legal, key=lambda c: c.rank_index)  # lead the lowest card
+    jokers = [c for c in legal if c.is_joker]
+    win_seat, win = _current_winner(cur, None)
+    led = None if cur[0][1].is_joker else cur[0][1].suit
+    under = [c for c in plain if not _beats(c, win, led, None)]
+    if under:
+        return min(under, key=lambda c: (c.suit == led, c.rank_index) if led else c.rank_index)
+    if jokers:
+        return jokers[0]
+    return min(plain, key=lambda c: c.rank_index)  # must win: with the highest card
 
 
 def _lead(seat: Seat, legal: list[Card], team: set[Seat], trump: str | None, rng: random.Random) -> Card:
@@ -192,34 +235,51 @@ def simulate_board(board: int, seed: int = 1, irregularity: str | None = "random
             break
         t.emit({"type": "redeal", "seat": str(dealer), "reason": "passed out"})
     declarer: Seat = b.holder
+    nolo = is_nolo(b.high, b.rules)
     hand = b.hands[declarer]
-    trump = _longest(hand)
-    mine = {c for c in hand if c.rank == "A"}
-    others = [c for s in SUITS for c in [_ace(s)] if c not in mine]
-    if others:
-        # A side-suit ace where he has length, so the partner's ace helps; the trump ace is welcome too.
-        ace = max(others, key=lambda c: (sum(1 for h in hand if h.suit == c.suit), rng.random()))
+    ace: Card | None = None
+    if nolo:
+        # Sol: no trump, no partner; the last to go along exchanges first (Byttekort).
+        trump = None
+        t.emit({"type": "trump", "seat": str(declarer), "suit": "N"})
+        exchanger = b.soloists()[-1]
     else:
-        ace = _ace(trump)  # all four aces: selvmakker
-    t.emit({"type": "partner_ace", "seat": str(declarer), "card": str(ace)})
-    t.emit({"type": "trump", "seat": str(declarer), "suit": trump})
+        trump = _longest(hand)
+        if b.high.paahaeng in ("stærke", "gode"):
+            trump = "S" if b.high.paahaeng == "stærke" else "C"
+        mine = {c for c in hand if c.rank == "A"}
+        others = [c for c in (_ace(s) for s in SUITS) if c not in mine]
+        if others:
+            # A side-suit ace where he has length, so the partner's ace helps; the trump ace is welcome too.
+            ace = max(others, key=lambda c: (sum(1 for h in hand if h.suit == c.suit), rng.random()))
+        else:
+            ace = _ace(trump)  # all four aces: selvmakker
+        t.emit({"type": "partner_ace", "seat": str(declarer), "card": str(ace)})
+        t.emit({"type": "trump", "seat": str(declarer), "suit": trump})
+        exchanger = declarer
     kitty = list(b.kitty)
     for c in kitty:
-        t.emit({"type": "kitty_take", "seat": str(declarer), "card": str(c)})
-    hand = b.hands[declarer]
-    give = sorted((c for c in hand if not c.is_joker and c.suit != trump and c != ace and c.rank != "A"),
-                  key=lambda c: -c.rank_index)[:len(kitty)]
+        t.emit({"type": "kitty_take", "seat": str(exchanger), "card": str(c)})
+    hand = b.hands[exchanger]
+    if nolo:  # away with the high cards
+        give = sorted(hand, key=lambda c: (c.is_joker, c.rank_index))[:len(kitty)]
+    else:  # away with low side cards, never the partner ace or an ace
+        give = sorted(hand, key=lambda c: (c.is_joker, c == ace, c.rank == "A", c.suit == trump,
+                                           -c.rank_index))[:len(kitty)]
     for c in give:
-        t.emit({"type": "kitty_give", "seat": str(declarer), "card": str(c)})
+        t.emit({"type": "kitty_give", "seat": str(exchanger), "card": str(c)})
 
-    holder = next((s for s in Seat if ace in b.hands[s]), None)
-    team = {declarer} | ({holder} if holder is not None else set())
+    holder = next((s for s in Seat if ace is not None and ace in b.hands[s]), None)
+    team = set(b.soloists()) if nolo else {declarer} | ({holder} if holder is not None else set())
     misplay = irregularity in ("partner_ace_not_played", "revoke", "revoke_corrected")
     revoke_from = rng.randint(2, 9)
     for _ in range(80):
         seat = b._expected_player() if b.play_started else b.forhaand
         if seat is None or (b.play_started and b.trick is None):
             break
+        if nolo and len(team) == 1 and b.trick is not None and not b.trick.cards and \
+                sum(1 for x in b.tricks if x.winner == declarer) > b.rules["nolo"][b.high.rung]["max_tricks"]:
+            break  # the soloist has taken one trick too many: "spillet afbrydes"
         cur = list(b.trick.cards) if b.play_started and b.trick is not None else []
         legal = b.legal_plays() if b.play_started else list(b.hands[seat])
         card = _choose(b, seat, legal, cur, team, rng)
