@@ -159,3 +159,66 @@ def test_firmware_kitty_button_and_reset_are_seen_by_the_host(built):
         driver.close()
     finally:
         board.close()
+
+
+class FaultyRelay:
+    """Sit between the firmware's pty and a new pty for the driver, damaging
+    the shoe -> host direction frame by frame (bit flips, dropped bytes,
+    duplicates, garbage) with the simulator's FaultyLine."""
+
+    def __init__(self, board_pty: str, faults, seed: int = 3) -> None:
+        import threading
+        import tty
+
+        from tablecam.shoe.sim import FaultyLine, open_pty
+
+        self.board_fd = os.open(board_pty, os.O_RDWR | os.O_NOCTTY)
+        tty.setraw(self.board_fd)
+        self.master, self.path = open_pty()
+        self.line = FaultyLine(lambda b: os.write(self.master, b), faults, seed, sleep=lambda s: None)
+        self.running = True
+        self.t = threading.Thread(target=self._run, daemon=True)
+        self.t.start()
+
+    def _run(self) -> None:
+        import select
+
+        buf = b""
+        while self.running:
+            r, _, _ = select.select([self.board_fd, self.master], [], [], 0.05)
+            try:
+                if self.board_fd in r:
+                    buf += os.read(self.board_fd, 4096)
+                    while b"\x00" in buf:
+                        frame, _, buf = buf.partition(b"\x00")
+                        self.line.write(frame + b"\x00")
+                if self.master in r:
+                    os.write(self.board_fd, os.read(self.master, 4096))
+            except OSError:
+                return
+
+    def close(self) -> None:
+        self.running = False
+        self.t.join(2)
+        os.close(self.board_fd)
+        os.close(self.master)
+
+
+@pytest.mark.timeout(120)
+def test_firmware_resends_through_a_faulty_line(built):
+    from tablecam.shoe.sim import Faults
+
+    board = Board(built)
+    relay = FaultyRelay(board.pty, Faults(bit_flip=0.08, drop_byte=0.08, duplicate=0.08, garbage=0.08))
+    try:
+        driver = ShoeDriver(relay.path, heartbeat_timeout=1.5)
+        deal = [c.card for c in shuffled_deal("bridge", seed=22)]
+        items = collect(driver, lambda out: len(cards_of(out)) >= 52, 60, board,
+                        ["wait 100"] + [f"card {c}" for c in deal] + ["wait 500"])
+        assert cards_of(items) == deal                 # exactly once, in order, from the C firmware's ring
+        assert relay.line.counts.corrupted > 0 and driver.link.stats.corrupt > 0
+        assert driver.link.stats.resend_requests > 0 and driver.link.stats.lost == 0
+        driver.close()
+    finally:
+        relay.close()
+        board.close()

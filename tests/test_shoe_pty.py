@@ -173,3 +173,31 @@ def test_shoe_listen_prints_deal_events_from_shoe_sim(where):
     assert {s: seats.count(s) for s in "NESW"} == {s: 13 for s in "NESW"}
     assert all(e["source"] == "shoe" and isinstance(e["ts"], float) for e in deals)
     assert "shoe health: ok" in err
+
+
+@pytest.mark.timeout(60)
+def test_shoe_sim_deals_a_real_pbn_board_that_listen_rebuilds():
+    from tablecam.archive import load
+    from tablecam.events import Event
+
+    pbn = "../shared/data/bridge/realbridge-2021.pbn"
+    items = [i for _, i in zip(range(200), load(pbn)) if isinstance(i, Event)]
+    board = items[0]
+    want = []
+    for e in items[1:]:
+        if e.type != "deal":
+            break
+        want.append({"to": str(e.data["to"]), "card": str(e.card)})
+    sim = run_cli("shoe-sim", "--deal", pbn, "--boards", "1", "--interval", "0.002", "--wait", "0.5",
+                  "--faults", "bit_flip=0.05,duplicate=0.05")
+    try:
+        url = sim.stdout.readline().strip()
+        listen = run_cli("shoe", "listen", "--port", url, "--game", "bridge", "--dealer", str(board.get("dealer")),
+                         "--board", str(board.get("board")), "--duration", "25", "--boards", "1")
+        out, err = listen.communicate(timeout=30)
+    finally:
+        sim.kill()
+        sim.wait()
+    events = [json.loads(x) for x in out.splitlines()]
+    assert events[0]["board"] == board.get("board")
+    assert [{"to": e["to"], "card": e["card"]} for e in events if e["type"] == "deal"] == want

@@ -48,7 +48,7 @@ def register(sub: Any) -> None:
     where.add_argument("--pty", action="store_true", help="serve on a new pseudo-terminal (default)")
     where.add_argument("--tcp", metavar="[HOST:]PORT", help="serve on a TCP port (connect with socket://HOST:PORT)")
     sim.add_argument("--game", choices=GAMES, default="bridge")
-    sim.add_argument("--boards", type=int, default=1, help="shuffled boards to deal (default 1)")
+    sim.add_argument("--boards", type=int, help="boards to deal (default: 1 shuffled board, or every board of --deal)")
     sim.add_argument("--seed", type=int, help="random seed (deals and faults)")
     sim.add_argument("--deal", metavar="FILE", help="deal the boards recorded in this event log (.jsonl) or "
                                                      "archive (.pbn, .lin) instead")
@@ -148,9 +148,11 @@ def cmd_sim(args: argparse.Namespace) -> int:
         if not boards:
             _err(f"tablecam shoe-sim: no deal events in {args.deal}")
             return 2
+        if args.boards:
+            boards = boards[:args.boards]
     else:
         rng = random.Random(args.seed)
-        boards = [shuffled_deal(args.game, rng.randrange(1 << 30)) for _ in range(args.boards)]
+        boards = [shuffled_deal(args.game, rng.randrange(1 << 30)) for _ in range(args.boards or 1)]
     if args.unreadable:
         rng = random.Random(args.seed)
         for b in boards:
