@@ -442,8 +442,8 @@ def pbn_records(text: str) -> Iterator[BoardRecord]:
             if k not in tags and k in prev:
                 tags[k] = prev[k]
         prev = tags
-        if not any(k in tags for k in ("Deal", "Board", "Contract", "Auction", "Play")):
-            continue  # a header of free text or file-level tags only
+        if not any(k in tags for k in ("Deal", "Board", "Contract", "Auction", "Play", "_Unreadable")):
+            continue  # file-level tags only (a header), nothing to replay
         yield game_record(game, tags)
 
 

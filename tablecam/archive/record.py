@@ -293,7 +293,8 @@ def record_events(rec: BoardRecord, index: int = 0) -> tuple[list[Event | Findin
             if len(ids) != 52 or not ids <= _VALUE.keys():
                 problem = "does not deal 52 different cards"
     if problem is not None:
-        out.append(_flaw(rec, f"{_where(rec)}: the record {problem}; the table result is skipped.",
+        why = f" ({'; '.join(rec.flaws)})" if rec.flaws else ""
+        out.append(_flaw(rec, f"{_where(rec)}: the record {problem}{why}; the table result is skipped.",
                          "incomplete_deal", index))
         return out, index
     assert dealer is not None and hands is not None
