@@ -115,6 +115,20 @@ def test_dealer_rotates_and_vira_names_who_sits_out():
         assert head["sit_out"] == "NESW"[(b - 2) % 4]  # the dealer's right-hand neighbour
 
 
+def test_pidro_game_score_runs_on_to_62():
+    """Each Pidro board starts from the score the deals before it left (Pidroregler 5-6)."""
+    before = None
+    games = 0
+    for b in range(1, 31):
+        evs = nordic.simulate_board("pidro", b, 11, rate=0.3)
+        if before is not None:
+            assert evs[0]["score"] == before
+        score = [f for f in Table().feed([to_item(e, i) for i, e in enumerate(evs)]) if f.kind == "score"][0]
+        games += score.extra["game_over"]
+        before = {"NS": 0, "EW": 0} if score.extra["game_over"] else score.extra["score"]
+    assert games >= 1
+
+
 def test_dealing_order_and_packs():
     vira = nordic.simulate_board("vira", 1, 3, rate=0)  # dealer N, W sits out: E S N get 4, 3, 3, 3
     to = [e["to"] for e in vira if e["type"] == "deal"]

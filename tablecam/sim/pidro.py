@@ -21,6 +21,7 @@ instead of re-implementing the rules, and only chooses *which* card.
 from __future__ import annotations
 
 import random
+import threading
 from typing import Any
 
 from ..cards import Card, Seat, shuffled_deck
@@ -74,20 +75,46 @@ def _choose(hand: list[Card], legal: list[Card], trick: list[tuple[Seat, Card]],
     return min(legal, key=lambda c: (pts(c) > 0 and c.rank != "2", rank(c)))
 
 
+_HISTORY: dict[tuple[int, float], list[dict[str, int]]] = {}
+"""(seed, rate) -> the running score before each board of that simulated match (index board - 1)."""
+_LOCK = threading.Lock()
+
+
+def score_before(board: int, seed: int, rate: float) -> dict[str, int]:
+    """The game score before ``board`` in the session with this seed and rate (0-0 after a side
+    reached 62, Pidroregler 6). Earlier boards are simulated once and remembered, so a session
+    costs one simulation per board."""
+    with _LOCK:  # several simulated tables may share a seed
+        hist = _HISTORY.setdefault((seed, rate), [{"NS": 0, "EW": 0}])
+        while len(hist) < board:
+            _, after = _simulate(len(hist), seed, "random", rate, hist[-1])
+            hist.append(after)
+        return dict(hist[board - 1])
+
+
 def simulate_board(board: int, seed: int = 1, irregularity: str | None = "random",
                    rate: float = 0.25) -> list[dict[str, Any]]:
     """Events (dicts, Pidro vocabulary, ``docs/pidro.md``) of one simulated deal.
 
     ``irregularity``: one of :data:`IRREGULARITIES`, ``None`` for a clean
-    deal, or ``"random"`` to draw one with probability ``rate``.
+    deal, or ``"random"`` to draw one with probability ``rate``. The board
+    event carries the game's running ``score`` from the boards before it in
+    the same simulated session (seed and rate), so the dashboard shows a
+    game going to 62.
     """
+    return _simulate(board, seed, irregularity, rate, score_before(board, seed, rate))[0]
+
+
+def _simulate(board: int, seed: int, irregularity: str | None, rate: float,
+              before: dict[str, int]) -> tuple[list[dict[str, Any]], dict[str, int]]:
+    """(events, the score after the deal: 0-0 when the deal ended the game)."""
     rng = random.Random(f"pidro:{seed}:{board}")
     if irregularity == "random":
         irregularity = rng.choice(IRREGULARITIES) if rng.random() < rate else None
     dealer = dealer_of(board)
     order = [dealer.next(i) for i in (1, 2, 3, 4)]  # dealing, bidding and refill order; dealer last
     t = EngineFold()
-    t.emit({"type": "board", "game": "pidro", "board": board, "dealer": str(dealer)})
+    t.emit({"type": "board", "game": "pidro", "board": board, "dealer": str(dealer), "score": dict(before)})
     deck = shuffled_deck(rng.randrange(1 << 30))
     for i, c in enumerate(deck[:36]):
         t.emit({"type": "deal", "to": str(order[(i // 3) % 4]), "card": str(c)})
@@ -168,4 +195,7 @@ def simulate_board(board: int, seed: int = 1, irregularity: str | None = "random
                 card, bad_at = junk[0], None
         t.emit({"type": "play", "seat": str(seat), "card": str(card)})
     t.emit({"type": "end"})
-    return t.events
+    score = next((f for f in reversed(t.table.findings) if f.kind == "score"), None)
+    if score is None or score.extra.get("game_over"):
+        return t.events, {"NS": 0, "EW": 0}
+    return t.events, dict(score.extra["score"])
