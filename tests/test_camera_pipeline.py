@@ -124,6 +124,21 @@ def test_trick_in_the_centre_for_other_games(tmp_path):
     assert [_key(e) for e in out] == [_key(e) for e in truth(tp) if e["type"] in ("play", "trick_turned")]
 
 
+def test_camera_command_prints_the_events_as_json_lines(two_tricks, monkeypatch, capsys):
+    import tablecam.vision.pipeline as pl
+    from tablecam.cli import main
+
+    video, truth_path, _ = two_tricks
+    monkeypatch.setattr(pl, "default_classifier", _classifier)   # the stand-in instead of the model
+    shoe = Path(truth_path)
+    assert main(["camera", "--source", str(video), "--shoe", str(shoe), "--stats"]) == 0
+    cap = capsys.readouterr()
+    out = [json.loads(line) for line in cap.out.splitlines()]
+    want = [_key(e) for e in truth(truth_path) if e["type"] in ("play", "trick_turned", "expose")]
+    assert [_key(e) for e in out] == want          # the shoe agrees with the camera: no findings
+    assert json.loads(cap.err.strip().splitlines()[-1])["fps"] > 0
+
+
 def test_unreadable_frames_cost_nothing_but_themselves():
     import numpy as np
 
@@ -133,6 +148,18 @@ def test_unreadable_frames_cost_nothing_but_themselves():
     assert pipe.process(Frame(0, 0.0, np.zeros((4, 4), np.uint8))) == []
     assert pipe.process(Frame(1, 0.04, np.zeros((720, 1280, 3), np.uint8))) == []   # no markers: no events
     assert pipe.cal is None
+
+
+@pytest.mark.slow
+def test_full_deal_at_25_fps_gives_the_exact_log_on_time(tmp_path):
+    """13 tricks, exposes, hand passes, lighting: the whole log, every play within 300 ms."""
+    opt = SimOptions(fps=25, seed=13, pass_prob=0.6)
+    tp, _, scene = render_video(random_deal_log(13, tricks=13, exposes=2), tmp_path / "deal.mp4", opt)
+    _, out = _run(tmp_path / "deal.mp4")
+    gt = truth(tp)
+    assert [_key(e) for e in out] == [_key(e) for e in gt if e["type"] in ("play", "trick_turned", "expose")]
+    for g, e in zip([e for e in gt if e["type"] == "play"], [e for e in out if e["type"] == "play"]):
+        assert 0 <= e["ts"] - g["ts"] <= 0.3
 
 
 @pytest.mark.slow
