@@ -148,7 +148,10 @@ def test_serve_starts_with_token_from_environment(tmp_path):
     port = s.getsockname()[1]
     s.close()
     env = {**os.environ, "TABLECAM_DIRECTOR_TOKEN": TOKEN}
-    p = subprocess.Popen([sys.executable, "-m", "tablecam", "serve", "--host", "127.0.0.1", "--port", str(port)],
+    log = tmp_path / "table-12.jsonl"
+    log.write_text('{"type": "board", "game": "bridge", "board": 5, "dealer": "W"}\nnot json\n')
+    p = subprocess.Popen([sys.executable, "-m", "tablecam", "serve", "--host", "127.0.0.1", "--port", str(port),
+                          "--replay", str(log), "--speed", "0"],
                          env=env, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     try:
         import httpx
@@ -163,7 +166,10 @@ def test_serve_starts_with_token_from_environment(tmp_path):
                 time.sleep(0.2)
         assert r.status_code == 200
         assert httpx.get(f"http://127.0.0.1:{port}/api/tables").status_code == 401
-        assert httpx.get(f"http://127.0.0.1:{port}/api/tables", headers=AUTH).status_code == 200
+        tables = httpx.get(f"http://127.0.0.1:{port}/api/tables", headers=AUTH).json()["tables"]
+        assert [(t["id"], t["board"], t["events"]) for t in tables] == [("table-12", 5, 1)], "--replay fed it"
+        alerts = httpx.get(f"http://127.0.0.1:{port}/api/alerts", headers=AUTH).json()["alerts"]
+        assert [a["kind"] for a in alerts] == ["bad_event"], "the unreadable line reached the director"
         import asyncio
 
         import websockets

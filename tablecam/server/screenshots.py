@@ -43,6 +43,19 @@ def build_session(hub: TableHub) -> None:
         base = now - (900 if t == 5 else 30)  # table 5 has gone silent
         for i, e in enumerate(seq[:cut]):
             hub.ingest(str(t), e, received=base + i * 0.1)
+    # other games at the same venue: a Vira table (three active players, talong) and a whist table
+    import glob
+
+    from ..archive import load
+
+    for tid, pattern in (("9", "tests/data/vira/vira-8-spel-hemma.jsonl"),
+                         ("10", "tests/data/whist/auction-example-2-ten.jsonl")):
+        for path in sorted(glob.glob(pattern))[:1]:
+            items = list(load(path))
+            for i, e in enumerate(items[: len(items) * 2 // 3]):
+                hub.ingest(tid, e, received=now - 25 + i * 0.05)
+            hub.set_health(tid, "shoe", "ok")
+            hub.set_health(tid, "camera", "ok")
     hub.set_health("1", "shoe", "ok")
     hub.set_health("1", "camera", "ok")
     hub.set_health("3", "camera", "degraded", "glare on the left quarter")
@@ -89,6 +102,12 @@ def main(argv: list[str] | None = None) -> int:
                 shots.append(path)
 
             shot("tables")
+            if name == "laptop" and page.locator('.tile[data-table="9"]').count():
+                page.click('.tile[data-table="9"]')
+                page.wait_for_selector("#board .hand")
+                time.sleep(0.5)
+                shot("table-vira")
+                page.click('nav a[data-view="grid"]')
             page.click('.tile[data-table="1"]')
             page.wait_for_selector("#board .hand")
             time.sleep(0.5)

@@ -249,7 +249,7 @@ function renderTableHeader() {
     <span>Board <b>${esc(t.board ?? "\u2013")}</b></span><span>Dealer <b>${esc(t.dealer || "\u2013")}</b></span>
     <span>Phase <b>${esc(t.phase || "")}</b></span>
     <span>Contract <b>${contractHTML(t.contract)}</b>${t.declarer ? " by <b>" + esc(t.declarer) + "</b>" : ""}</span>
-    <span>Tricks NS <b>${esc(tw.NS ?? 0)}</b> EW <b>${esc(tw.EW ?? 0)}</b></span>
+    <span>Tricks ${wonHTML(tw)}</span>
     <span>Open alerts <span class="badge ${t.open_alerts ? "" : "zero"}">${t.open_alerts}</span></span>
     <span class="meta">${healthHTML(t.health)}</span></div>`;
 }
@@ -270,7 +270,7 @@ function renderBoard() {
   el.innerHTML = `<div class="compass"><div class="n">${h("N")}</div><div class="w">${h("W")}</div>
       <div class="t">${trickHTML(trick, label)}</div><div class="e">${h("E")}</div><div class="s">${h("S")}</div></div>
       ${piles.map(p => `<p>${esc(p)}: ${(dealt[p] || []).map(c => cardHTML(c)).join("")}</p>`).join("")}`;
-  $("#auction").innerHTML = auctionHTML(st.auction, st.dealer) +
+  $("#auction").innerHTML = auctionHTML(st.auction, st.dealer, st.game) +
     (st.contract ? `<p>Contract <b>${contractHTML(st.contract)}</b>${st.declarer ? " by " + esc(st.declarer) : ""}</p>` : "");
   $("#tricks").innerHTML = (st.tricks || []).map(t =>
     `<li>${(t.cards || []).map(p => esc(p.seat) + " " + cardHTML(p.card)).join(" ")} \u2192 <b>${esc(t.winner || "?")}</b></li>`).join("");

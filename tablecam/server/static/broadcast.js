@@ -47,7 +47,7 @@ function render() {
       ${st.contract ? " \u00b7 <b>" + contractHTML(st.contract) + "</b>" + (st.declarer ? " by " + esc(st.declarer) : "") : ""}</div>
     <div class="compass"><div class="n">${h("N")}</div><div class="w">${h("W")}</div>
       <div class="t">${trickHTML(cur, n ? "trick " + n : "")}</div><div class="e">${h("E")}</div><div class="s">${h("S")}</div></div>
-    <div class="tricksum">Tricks: NS <b>${esc(tw.NS ?? 0)}</b> \u00b7 EW <b>${esc(tw.EW ?? 0)}</b> \u00b7 ${esc(st.phase || "")}</div>
+    <div class="tricksum">Tricks: ${wonHTML(tw)} \u00b7 ${esc(st.phase || "")}</div>
     ${all.length ? `<div class="stepper"><button data-step="prev" aria-label="previous trick">\u25c0</button>
       <button data-step="next" aria-label="next trick">\u25b6</button>
       <button data-step="live" class="${B.step === null ? "on" : ""}">Follow play</button></div>` : ""}`;

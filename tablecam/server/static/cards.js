@@ -58,6 +58,9 @@ function handHTML(seat, cards, held, opts) {
   }
   if (bySuit.X.length) rows += `<div class="row">${bySuit.X.map(c => cardHTML(c)).join("")}</div>`;
   const name = opts.name ? ` <span class="muted">${esc(opts.name)}</span>` : "";
+  if (!(cards || []).length && !opts.always) {
+    return `<div class="hand" data-seat="${esc(seat)}"><h3>${esc(seat)}${name}</h3><p class="muted">no cards dealt</p></div>`;
+  }
   return `<div class="hand ${opts.turn ? "turn" : ""}" data-seat="${esc(seat)}"><h3>${esc(seat)}${name}</h3>${rows}</div>`;
 }
 
@@ -72,9 +75,12 @@ function trickHTML(trick, label) {
   return `<div class="trick">${slots}<div class="label">${esc(label || "")}</div></div>`;
 }
 
-function auctionHTML(auction, dealer) {
+function auctionHTML(auction, dealer, game) {
   const cols = ["W", "N", "E", "S"];
   if (!auction || !auction.length) return '<span class="muted">no calls yet</span>';
+  if (game && game !== "bridge") {  // not every seat bids in turn (Vira's sitter-out, whist's joins): a list
+    return `<ol class="calls">${auction.map(c => `<li><b>${esc(c.seat)}</b> ${callHTML(c.call)}</li>`).join("")}</ol>`;
+  }
   let start = cols.indexOf(auction[0].seat || dealer || "W");
   if (start < 0) start = 0;
   const cells = [];
@@ -119,4 +125,11 @@ function eventHTML(e) {
   for (const k of Object.keys(e)) if (!skip.has(k)) s += ` <span class="muted">${esc(k)}=${esc(typeof e[k] === "object" ? JSON.stringify(e[k]) : e[k])}</span>`;
   if (e.source) s += ` <span class="muted">[${esc(e.source)}]</span>`;
   return s;
+}
+
+// Tricks won, whatever the game keys them by (NS/EW in bridge, seats in Vira).
+function wonHTML(tw) {
+  const keys = Object.keys(tw || {});
+  if (!keys.length) return "NS <b>0</b> \u00b7 EW <b>0</b>";
+  return keys.map(k => `${esc(k)} <b>${esc(tw[k])}</b>`).join(" \u00b7 ");
 }
