@@ -490,3 +490,35 @@ def test_camera_frame_of_the_moment_is_alert_evidence(client, hub):
                       json={"image": base64.b64encode(b"not an image").decode()})
     assert bad.status_code == 422 and "JPEG or PNG" in bad.json()["detail"]
     assert client.post("/api/tables/t5/frames", headers=AUTH, json={"image": "%%%%%%%%%"}).status_code == 422
+
+
+@needs_data
+@pytest.mark.parametrize("fmt", ["pbn", "lin"])
+def test_archive_download_opens_in_endplay(client, fmt):
+    """The downloads open in another bridge tool: endplay's PBN and LIN parsers read the same deal and play."""
+    pytest.importorskip("tablecam.archive.export")
+    parsers = pytest.importorskip(f"endplay.parsers.{fmt}")
+    b1, b2 = two_boards()
+    post_events(client, "t1", event_dicts(b1 + b2))
+    r = client.get(f"/api/tables/t1/archive?format={fmt}", headers=AUTH)
+    assert r.status_code == 200
+    boards = parsers.loads(r.text)
+    assert len(boards) == 2
+    for board, events in zip(boards, (b1, b2)):
+        dealt = {str(e.to): set() for e in events if e.type == "deal"}
+        for e in events:
+            if e.type == "deal":
+                dealt[str(e.to)].add(str(e.card))
+        for seat, cards in dealt.items():
+            hand = board.deal[{"N": 0, "E": 1, "S": 2, "W": 3}[seat]]
+            got = {_ep(c) for c in hand}
+            assert got == cards, (fmt, seat)
+        plays = [str(e.card) for e in events if e.type == "play"]
+        assert [_ep(c) for c in board.play][:len(plays)] == plays
+
+
+def _ep(card) -> str:
+    """An endplay card in the contract's notation (endplay writes suit symbols)."""
+    from tablecam.cards import parse_card
+
+    return str(parse_card(f"{card.suit.abbr}{card.rank.abbr}"))
