@@ -38,6 +38,7 @@ from .hub import TABLE_ID, TableHub
 from .security import RateLimiter, check_token, token_problem
 
 PUSH_INTERVAL = 0.5
+FULL_REFRESH = 10.0
 """Seconds between coalesced summary/snapshot pushes (alerts never wait for it)."""
 BROADCAST_INTERVAL = 1.0
 MAX_BODY = 8 * 1024 * 1024
@@ -190,29 +191,43 @@ class Fanout:
             self.dirty.add(msg["table"])
 
     async def pusher(self) -> None:
-        """Coalesced pushes: table summaries to everyone, snapshots to open table views."""
+        """Coalesced pushes: table summaries to everyone, snapshots to open table views.
+
+        Every ``FULL_REFRESH`` seconds all tables are sent, so health derived
+        from silence (a shoe that stopped talking) reaches the grid too.
+        """
+        last_full = time.monotonic()
         while True:
             await asyncio.sleep(PUSH_INTERVAL)
-            if not self.directors:
-                self.dirty.clear()
+            try:
+                if not self.directors:
+                    self.dirty.clear()
+                    continue
+                if time.monotonic() - last_full > FULL_REFRESH:
+                    last_full = time.monotonic()
+                    with self.hub.lock:
+                        self.dirty |= set(self.hub.tables)
+                if not self.dirty:
+                    continue
+                self._push_dirty()
+            except Exception:  # a bad snapshot must not stop the live grid; try again next tick
                 continue
-            if not self.dirty:
-                continue
-            dirty, self.dirty = self.dirty, set()
-            now = time.time()
-            with self.hub.lock:
-                sums = [self.hub.tables[t].summary(now, self.hub.silent_after) for t in dirty
-                        if t in self.hub.tables]
-                snaps = {}
-                wanted = set().union(*(c.tables for c in self.directors))
-                for t in dirty & wanted:
-                    if t in self.hub.tables:
-                        snaps[t] = self.hub.tables[t].snapshot()
-            text = json.dumps({"type": "tables", "now": now, "tables": sums}, default=str)
-            for c in self.directors:
-                c.put(text)
-                for t in c.tables & snaps.keys():
-                    c.put(json.dumps({"type": "snapshot", "table": t, "state": snaps[t]}, default=str))
+
+    def _push_dirty(self) -> None:
+        dirty, self.dirty = self.dirty, set()
+        now = time.time()
+        with self.hub.lock:
+            sums = [self.hub.tables[t].summary(now, self.hub.silent_after) for t in dirty
+                    if t in self.hub.tables]
+            wanted = set().union(*(c.tables for c in self.directors))
+            snaps = {t: json.dumps({"type": "snapshot", "table": t, "state": self.hub.tables[t].snapshot()},
+                                   default=str)
+                     for t in dirty & wanted if t in self.hub.tables}
+        text = json.dumps({"type": "tables", "now": now, "tables": sums}, default=str)
+        for c in list(self.directors):
+            c.put(text)
+            for t in c.tables & snaps.keys():
+                c.put(snaps[t])
 
     async def broadcaster(self) -> None:
         """Advance the delayed public folds and push the tables that moved."""
