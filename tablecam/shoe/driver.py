@@ -157,7 +157,10 @@ class ShoeDriver:
         ts = time.time()
         for item in self.decoder.feed(data):
             if isinstance(item, FrameError):
-                out.extend(self.link.on_error(item, now))
+                if item.reason == "partial":   # joined mid-frame: not a line fault
+                    self.link.request_resend(now)
+                else:
+                    out.extend(self.link.on_error(item, now))
                 continue
             self._last_rx = now
             if item.type == MsgType.HEARTBEAT:

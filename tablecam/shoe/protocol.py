@@ -119,7 +119,10 @@ NO_PACK = 0
 
 class FrameError(ValueError):
     """A frame that cannot be trusted. ``reason`` is one of
-    ``cobs``, ``short``, ``long``, ``crc``, ``version``, ``length``."""
+    ``cobs``, ``short``, ``long``, ``crc``, ``version``, ``length``, and, from
+    :class:`StreamDecoder` only, ``partial`` (the bytes before the first
+    delimiter it saw, when they do not decode: the end of a frame that began
+    before the receiver started listening)."""
 
     def __init__(self, reason: str, detail: str = "", raw: bytes = b"") -> None:
         super().__init__(f"{reason}: {detail}" if detail else reason)
@@ -380,6 +383,7 @@ class StreamDecoder:
     def __init__(self) -> None:
         self._buf = bytearray()
         self._overlong = False
+        self._first = True
         self.frames = 0
         self.errors = 0
 
@@ -410,10 +414,15 @@ class StreamDecoder:
             self._buf.clear()
             if not body:
                 continue  # back-to-back delimiters: idle line / resync padding
+            first, self._first = self._first, False
             try:
                 out.append(decode_frame(body))
                 self.frames += 1
             except FrameError as e:
+                if first:
+                    # We started listening in the middle of a frame (a port just
+                    # opened): the tail of that frame is not a line fault.
+                    e = FrameError("partial", f"{e.reason} before the first delimiter", e.raw)
                 self.errors += 1
                 out.append(e)
         return out
