@@ -43,6 +43,8 @@ FULL_REFRESH = 10.0
 BROADCAST_INTERVAL = 1.0
 MAX_BODY = 8 * 1024 * 1024
 CLIENT_QUEUE = 2000
+MAX_PUBLIC_SOCKETS = 2000
+"""Spectators' broadcast sockets at once; more are asked to come back later (1013)."""
 ARCHIVE_FORMATS = ("pbn", "lin", "jsonl")
 MEDIA = {"pbn": "application/x-pbn", "lin": "text/plain", "jsonl": "application/x-ndjson"}
 
@@ -374,8 +376,8 @@ def create_app(hub: TableHub | None = None, token: str | None = None, broadcast_
     @app.websocket("/ws/broadcast")
     async def ws_public(ws: WebSocket) -> None:
         client = ws.client.host if ws.client else "?"
-        if not limiter.allow(client, time.monotonic()):
-            await ws.close(code=1013)
+        if not limiter.allow(client, time.monotonic()) or len(fan.public) >= MAX_PUBLIC_SOCKETS:
+            await ws.close(code=1013)  # try again later
             return
         await ws.accept()
         c = Client(ws, director=False)
