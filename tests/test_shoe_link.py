@@ -204,3 +204,52 @@ def test_sequence_numbers_wrap():
     deal(b)
     b.pump()
     assert b.cards == DECK and b.link.stats.lost == 0
+
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 10_000), rate=st.floats(0.0, 0.3), reboot_at=st.one_of(st.none(), st.integers(1, 50)))
+def test_any_mix_of_faults_delivers_every_card_once_in_order_or_reports_it(seed, rate, reboot_at):
+    b = Bench(Faults(bit_flip=rate, drop_byte=rate, duplicate=rate, garbage=rate), seed=seed)
+    deck = (DECK * 5)[:60]
+    for i, c in enumerate(deck):
+        b.shoe.card(c)
+        b.pump(1)
+        if reboot_at == i:
+            b.pump(30)               # a quiet moment, then the power goes
+            b.shoe.reboot()
+    b.pump(80)
+    lost = sum(n.data["count"] for n in b.notices if n.kind == "lost")
+    assert lost == 0
+    assert b.cards == deck
+
+
+def test_pty_closed_under_the_driver_is_disconnected_and_retried():
+    import os
+    import time
+
+    from tablecam.shoe.driver import Health, ShoeDriver
+    from tablecam.shoe.sim import FdLink, open_pty
+
+    master, path = open_pty()
+    shoe = VirtualShoe(FdLink(master).write)
+    d = ShoeDriver(path, heartbeat_timeout=0.3, reconnect_delay=0.05)
+    states: list[str] = []
+    t0 = time.monotonic()
+    for m in d.messages(lambda: time.monotonic() - t0 > 1.5):
+        if isinstance(m, Health):
+            states.append(m.state)
+            if m.state == "stale" and len(states) == 1:
+                shoe.heartbeat()
+            if m.state == "ok":
+                os.close(master)     # the cable is pulled: the pty goes away
+                for fd in getattr(open_pty, "keep", []):
+                    try:
+                        os.close(fd)
+                    except OSError:
+                        pass
+                open_pty.keep = []
+    assert states[:3] == ["stale", "ok", "disconnected"] or states[:4] == ["stale", "ok", "stale", "disconnected"]
