@@ -46,8 +46,10 @@ class VirtualShoe:
     # --- lifecycle -----------------------------------------------------------------
 
     def power_on(self, cause: int = P.ResetCause.POWER_ON) -> None:
-        """Boot: sequence restarts at 0 with a HELLO; the ring (RAM) is empty."""
+        """Boot: sequence restarts at 0 with a HELLO; the ring and the counters (RAM) are empty."""
         self._t0 = self.clock()
+        self.dealt = 0
+        self.kitty_armed = False
         self._offset = 0
         self.next_seq = 0
         self.resend_next: int | None = None
