@@ -162,6 +162,42 @@ static void test_stream_overlong_resync(void)
     CHECK_EQ(f.seq, 3);
 }
 
+/* Random noise and randomly damaged frames: never a crash, never a bad frame accepted. */
+static void test_stream_noise(void)
+{
+    struct stream_decoder d;
+    struct frame f, g;
+    enum proto_result err;
+    uint8_t wire[PROTO_MAX_WIRE];
+    uint32_t x = 12345u, i, k;
+    int accepted_bad = 0, good = 0;
+    unit_current = "stream_noise";
+    stream_init(&d);
+    for (i = 0; i < 200000u; i++) {
+        x = x * 1103515245u + 12345u;
+        (void)stream_feed(&d, (uint8_t)(x >> 16), &f, &err);
+    }
+    for (i = 0; i < 20000u; i++) {
+        size_t n;
+        g.version = PROTO_VERSION; g.type = MSG_CARD; g.seq = (uint16_t)i; g.time_ms = i * 7u; g.len = 4;
+        g.payload[0] = (uint8_t)(i % 52u); g.payload[1] = 90; g.payload[2] = 0; g.payload[3] = 1;
+        n = frame_encode(&g, wire);
+        x = x * 1103515245u + 12345u;
+        if (i % 2u) /* flip one bit, not in the delimiter */
+            wire[(x >> 8) % (n - 1)] ^= (uint8_t)(1u << ((x >> 4) % 8u));
+        for (k = 0; k < n; k++) {
+            if (stream_feed(&d, wire[k], &f, &err) == STREAM_FRAME) {
+                if (i % 2u)
+                    accepted_bad++;
+                else
+                    good++;
+            }
+        }
+    }
+    CHECK_EQ(accepted_bad, 0);
+    CHECK(good >= 9990); /* at most the first frame after the noise is eaten */
+}
+
 static void test_card_parse(void)
 {
     unit_current = "card_parse";
@@ -492,6 +528,7 @@ int main(int argc, char **argv)
         vectors_path = argv[1];
     test_vectors();
     test_stream_overlong_resync();
+    test_stream_noise();
     test_card_parse();
     test_ring();
     test_sensor_card_and_debounce();
