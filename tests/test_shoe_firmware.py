@@ -26,20 +26,40 @@ FIRMWARE = os.path.join(os.path.dirname(__file__), "..", "firmware")
 pytestmark = pytest.mark.firmware
 
 
-def _missing() -> str | None:
-    for tool in ("avr-gcc", "avr-objcopy", "make", "gcc"):
+def _missing_avr() -> str | None:
+    for tool in ("avr-gcc", "avr-objcopy", "avr-size", "make"):
         if not shutil.which(tool):
-            return f"{tool} not installed (Debian: gcc-avr avr-libc make gcc)"
-    if not os.path.exists("/usr/include/simavr/sim_avr.h"):
-        return "simavr headers not installed (Debian: libsimavr-dev libelf-dev)"
+            return f"{tool} not installed (Debian: gcc-avr avr-libc make)"
     if not os.path.exists("/usr/lib/avr/include/avr/io.h"):
-        return "avr-libc not installed"
+        return "avr-libc not installed (Debian: avr-libc)"
     return None
+
+
+def _missing_simavr() -> str | None:
+    if not shutil.which("gcc"):
+        return "gcc not installed"
+    if not os.path.exists("/usr/include/simavr/sim_avr.h"):
+        return "simavr headers not installed (Debian: simavr libsimavr-dev libelf-dev)"
+    return None
+
+
+def test_firmware_cross_builds_for_the_atmega2560():
+    why = _missing_avr()
+    if why:
+        pytest.skip(why)
+    r = subprocess.run(["make", "-s", "-C", FIRMWARE, "avr"], capture_output=True, text=True)
+    assert r.returncode == 0, r.stdout + r.stderr
+    size = subprocess.run(["avr-size", os.path.join(FIRMWARE, "build", "shoe.elf")],
+                          capture_output=True, text=True).stdout.splitlines()[1].split()
+    text, data, bss = int(size[0]), int(size[1]), int(size[2])
+    assert text + data < 256 * 1024                 # ATmega2560 flash
+    assert data + bss < 8 * 1024 - 1024             # RAM, leaving 1 KB for the stack
+    assert os.path.getsize(os.path.join(FIRMWARE, "build", "shoe.hex")) > 0
 
 
 @pytest.fixture(scope="module")
 def built() -> str:
-    why = _missing()
+    why = _missing_avr() or _missing_simavr()
     if why:
         pytest.skip(why)
     r = subprocess.run(["make", "-s", "-C", FIRMWARE, "avr", "bridge"], capture_output=True, text=True)
