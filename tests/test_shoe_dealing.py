@@ -214,3 +214,17 @@ def test_tracker_output_replays_without_bad_events(game):
     events, _ = run(DealTracker(game, "N"), [card(c.card, kitty=c.kitty) for c in deal[:n]])
     findings = list(replay(events))
     assert not [f for f in findings if f.kind == "bad_event"], findings
+
+
+def test_pidro_3_refill_follows_the_discard_events_and_the_dealer_robs_the_rest():
+    from tablecam.events import make_event
+
+    t = DealTracker("pidro", "E")                   # order S W N E
+    run(t, [card(c) for c in DECK52[:36]])
+    events, findings = run(t, [card(DECK52[36])])    # discards not known yet
+    assert events == [] and [f.kind for f in findings] == ["refill_unassigned"]
+    for seat, n in {"S": 5, "W": 3, "N": 6, "E": 4}.items():   # keep 4, 6, 3, 5
+        t.note(make_event("discard", seat=seat, cards=DECK52[:n]))
+    events, findings = run(t, [card(c) for c in DECK52[37:52]])
+    assert [str(e.data["to"]) for e in events] == ["S", "S", "N", "N", "N", "E"] + ["E"] * 9
+    assert findings == []

@@ -64,8 +64,6 @@ class DealTracker:
         self.finished = False
         self.plan: DealPlan = dealing_plan(game, self.dealer, self.players, sit_out)
         self._reset_counts()
-        self._boards_done = 0
-        self.refill: list[str] = []
 
     # --- boards --------------------------------------------------------------------
 
@@ -78,6 +76,9 @@ class DealTracker:
         self.complete_at: float | None = None
         self.left_reported = False
         self.pack = self.packs[(self.board - 1) % len(self.packs)] if self.packs else None
+        self.refill = []
+        self.refill_set = False
+        self._discards: dict[str, int] = {}
 
     def _emit(self, ev: Event, out: list) -> Event:
         ev.index = self.events_out
@@ -119,9 +120,22 @@ class DealTracker:
         return self.slot >= len(self.plan.slots) and self.kitty >= self.plan.kitty
 
     def set_refill(self, counts: dict[str, int]) -> None:
-        """Pidro: after the discard, how many cards each seat gets (dealt from the dealer's left)."""
+        """Pidro: after the discard, how many cards each seat gets (dealt from the
+        dealer's left, the dealer last); cards after those go to the dealer, who
+        keeps ("robs") the rest of the pack."""
         order = [s for s in self.plan.active]
         self.refill = [s for s in order for _ in range(counts.get(s, 0))]
+        self.refill_set = True
+
+    def note(self, event: Event) -> None:
+        """Events from other sources at the table (camera, operator) that the
+        dealing order depends on: Pidro ``discard`` events fix the refill."""
+        if event.type != "discard" or not self.plan.refill_to or event.seat is None:
+            return
+        self._discards[str(event.seat)] = len(event.get("cards") or [])
+        if len(self._discards) == len(self.plan.active):
+            held = {s: self.plan.expected.get(s, 0) - n for s, n in self._discards.items()}
+            self.set_refill({s: max(0, self.plan.refill_to - h) for s, h in held.items()})
 
     # --- messages ------------------------------------------------------------------
 
@@ -164,6 +178,11 @@ class DealTracker:
         pack = f.get("pack", 0)
         if self.pack is None and pack:
             self.pack = pack
+        if to is None and self.plan.refill_to:
+            self._finding("refill_unassigned", self.plan.count_rule,
+                          f"{card} came out of the shoe for the refill, but the discards are not known yet, "
+                          "so the shoe cannot tell who got it; enter it.", out, card=card)
+            return
         if to is None:
             self.extra += 1
             self._finding("extra_card", self.plan.count_rule,
@@ -209,6 +228,8 @@ class DealTracker:
             to = "kitty"
         elif self.refill:
             to = self.refill.pop(0)
+        elif self.refill_set:
+            to = self.plan.dealer          # the dealer keeps the rest of the pack
         else:
             return None
         self.counts[to] += 1
