@@ -199,7 +199,8 @@ def test_real_pbn_boards_dealt_through_the_tracker_rebuild_the_hands():
         events, findings = run(t, [msg("SHOE_LOADED", pack=1)] + [card(c.card) for c in cards] +
                                [msg("SHOE_EMPTY", dealt=52)])
         assert findings == []
-        assert (events[0].get("board"), str(events[0].get("dealer"))) == (start.get("board"), str(start.get("dealer")))
+        assert (events[0].get("board"), str(events[0].get("dealer")), events[0].get("vulnerable")) == \
+            (start.get("board"), str(start.get("dealer")), start.get("vulnerable"))
         i = items.index(start)
         want = [(str(e.data["to"]), str(e.card)) for e in items[i + 1:i + 53]]
         assert [(str(e.data["to"]), str(e.card)) for e in events if e.type == "deal"] == want

@@ -44,6 +44,10 @@ from .dealing import DealPlan, dealing_plan, next_dealer
 
 LINK_RULE = "tablecam shoe protocol (firmware/PROTOCOL.md)"
 
+BRIDGE_VULNERABLE = ("None", "NS", "EW", "All", "NS", "EW", "All", "None",
+                     "EW", "All", "None", "NS", "All", "None", "NS", "EW")
+"""Vulnerability of duplicate boards 1-16 (the cycle repeats every 16 boards)."""
+
 
 class DealTracker:
     """Fold shoe messages into the event log of the boards dealt."""
@@ -99,6 +103,8 @@ class DealTracker:
         self.started = True
         self.finished = False
         fields: dict[str, Any] = {"game": self.game, "board": self.board, "dealer": self.dealer}
+        if self.game == "bridge" and isinstance(self.board, int) and self.board > 0:
+            fields["vulnerable"] = BRIDGE_VULNERABLE[(self.board - 1) % 16]
         if self.plan.sitting_out:
             fields["sit_out"] = self.plan.sitting_out[0]   # Vira at a 4-table (the Vira engine reads it)
         if self.pack:
