@@ -81,6 +81,7 @@ def serve_tablecam(port: int, args: argparse.Namespace) -> None:
     import uvicorn
 
     from tablecam.server.app import create_app
+    from tablecam.server.config import websocket_impl
     from tablecam.server.hub import TableHub
 
     sessions = load_sessions(args.tables, args.boards, args.seed)
@@ -139,7 +140,7 @@ def serve_tablecam(port: int, args: argparse.Namespace) -> None:
 
     threading.Thread(target=feeder, daemon=True).start()
     print("READY", flush=True)
-    uvicorn.run(app, host="127.0.0.1", port=port, log_level="warning", ws="websockets-sansio")
+    uvicorn.run(app, host="127.0.0.1", port=port, log_level="warning", ws=websocket_impl())
 
 
 def serve_echo(port: int, args: argparse.Namespace) -> None:
@@ -148,6 +149,8 @@ def serve_echo(port: int, args: argparse.Namespace) -> None:
     from starlette.applications import Starlette
     from starlette.routing import WebSocketRoute
     from starlette.websockets import WebSocket, WebSocketDisconnect
+
+    from tablecam.server.config import websocket_impl
 
     clients: set[asyncio.Queue] = set()
     state: dict[str, Any] = {}
@@ -196,7 +199,7 @@ def serve_echo(port: int, args: argparse.Namespace) -> None:
     app = Starlette(routes=[WebSocketRoute("/api/ws", ws_endpoint)])
     threading.Thread(target=producer, daemon=True).start()
     print("READY", flush=True)
-    uvicorn.run(app, host="127.0.0.1", port=port, log_level="warning", ws="websockets-sansio")
+    uvicorn.run(app, host="127.0.0.1", port=port, log_level="warning", ws=websocket_impl())
 
 
 # -- client side -----------------------------------------------------------------------------

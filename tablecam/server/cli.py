@@ -44,7 +44,7 @@ def register(sub: Any) -> None:
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
-    from .config import TOKEN_ENV, ServerConfig
+    from .config import TOKEN_ENV, ServerConfig, websocket_impl
     from .security import token_problem, token_warning
 
     try:
@@ -112,7 +112,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     print(f"tablecam serve: dashboard http://{host}:{port}/  broadcast http://{host}:{port}/broadcast "
           f"(delayed by {delay.describe()})", file=sys.stderr)
     try:
-        uvicorn.run(app, host=host, port=port, log_level="warning", ws="websockets-sansio")
+        uvicorn.run(app, host=host, port=port, log_level="warning", ws=websocket_impl())
     finally:
         stop.set()
         if station is not None:

@@ -57,3 +57,16 @@ class ServerConfig:
 
     def token(self) -> str | None:
         return os.environ.get(TOKEN_ENV) or self.director_token or None
+
+
+def websocket_impl() -> str:
+    """uvicorn's WebSocket implementation: the sans-I/O one where this uvicorn has it.
+
+    The legacy ``websockets`` implementation is deprecated in new uvicorn
+    releases, and older ones (``uvicorn>=0.27`` is allowed) lack the new one.
+    """
+    try:
+        from uvicorn.config import WS_PROTOCOLS
+    except ImportError:  # pragma: no cover
+        return "auto"
+    return "websockets-sansio" if "websockets-sansio" in WS_PROTOCOLS else "auto"

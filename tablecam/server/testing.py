@@ -13,6 +13,8 @@ import threading
 import time
 from typing import Any, Iterator
 
+from .config import websocket_impl
+
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update"]
 
@@ -26,7 +28,7 @@ def serve_in_thread(app: Any, host: str = "127.0.0.1") -> Iterator[str]:
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind((host, 0))
     port = sock.getsockname()[1]
-    config = uvicorn.Config(app, log_level="warning", lifespan="on", ws="websockets-sansio")
+    config = uvicorn.Config(app, log_level="warning", lifespan="on", ws=websocket_impl())
     server = uvicorn.Server(config)
     th = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True, name="uvicorn")
     th.start()
