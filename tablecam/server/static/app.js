@@ -116,6 +116,7 @@ function onMessage(msg) {
       if (S.watched) renderTableHeader();
       break;
     case "alert":
+      if (!S.alerts.has(msg.alert.id)) flashAlerts();
       S.alerts.set(msg.alert.id, msg.alert);
       renderAlert(msg.alert);
       renderCount();
@@ -176,7 +177,7 @@ function renderGrid() {
   const html = ids.map(id => {
     const t = S.tables.get(id);
     const since = t.last_event_at ? now() - t.last_event_at : null;
-    return `<div class="${tileClass(t)}" data-table="${esc(id)}">
+    return `<div class="${tileClass(t)}" data-table="${esc(id)}" role="button" tabindex="0" aria-label="table ${esc(id)}">
       <div class="head"><span class="name">${esc(id)}</span><span class="game">${esc(t.game || "no game")}</span></div>
       <div class="big">Board <b>${esc(t.board ?? "\u2013")}</b> \u00b7 dealer ${esc(t.dealer || "\u2013")} \u00b7 <b>${esc(t.phase || "")}</b></div>
       <div class="big">${t.contract ? "Contract " + contractHTML(t.contract) + (t.declarer ? " by " + esc(t.declarer) : "") : "&nbsp;"}</div>
@@ -185,7 +186,10 @@ function renderGrid() {
       <div class="meta">${healthHTML(t.health)}</div></div>`;
   }).join("");
   grid.innerHTML = html;
-  for (const el of grid.querySelectorAll(".tile")) el.onclick = () => { location.hash = "#/table/" + encodeURIComponent(el.dataset.table); };
+  for (const el of grid.querySelectorAll(".tile")) {
+    el.onclick = () => { location.hash = "#/table/" + encodeURIComponent(el.dataset.table); };
+    el.onkeydown = e => { if (e.key === "Enter" || e.key === " ") { e.preventDefault(); el.onclick(); } };
+  }
 }
 
 function tick() {
@@ -331,6 +335,12 @@ function renderTableDownloads() {
 }
 
 // -- alert queue --------------------------------------------------------------------
+// A new alert makes the Alerts tab pulse for a few seconds: visible across the room.
+function flashAlerts() {
+  const a = $('nav a[data-view="alerts"]');
+  a.classList.remove("pulse"); void a.offsetWidth; a.classList.add("pulse");
+}
+
 function renderCount() {
   // the badge counts everything not yet ruled; it is red while any alert is still unacknowledged
   const vals = [...S.alerts.values()];
@@ -338,6 +348,7 @@ function renderCount() {
   const open = vals.some(a => a.state === "open");
   const b = $("#alert-count");
   b.textContent = n; b.classList.toggle("zero", !open);
+  document.title = (open ? `(${vals.filter(a => a.state === "open").length}) ` : "") + "tablecam - director station";
 }
 
 function visible(a) {
