@@ -141,11 +141,15 @@ def register_event_type(
 register_event_type(
     "board",
     required={"game": "str"},
-    optional={"board": "any", "dealer": "seat", "vulnerable": "str", "players": "any", "pack": "str"},
+    # event/site/date/scoring/room: archive context (PBN/LIN tags), kept so a
+    # JSONL round trip loses nothing.
+    optional={"board": "any", "dealer": "seat", "vulnerable": "str", "event": "str", "site": "str",
+              "date": "str", "scoring": "str", "room": "str", "players": "any", "pack": "str"},
     doc="a new deal starts (ends the previous one)",
 )
 register_event_type("deal", {"to": "to", "card": "card"}, {"face_up": "bool"}, doc="one card dealt")
-register_event_type("call", {"seat": "seat", "call": "str"}, doc="a call in the auction")
+register_event_type("call", {"seat": "seat", "call": "str"}, {"note": "str", "alert": "any"},
+                    doc="a call in the auction (``note``: an alert or explanation from the archive)")
 register_event_type("play", {"seat": "seat", "card": "card"}, doc="a card played to the trick")
 register_event_type("retract", {"seat": "seat", "card": "card"}, doc="a played card taken back")
 register_event_type("expose", {"seat": "seat", "card": "card"}, {"deliberate": "bool"}, doc="a card seen face up, not played")

@@ -233,7 +233,11 @@ class SimulatedTable(threading.Thread):
 
     def run(self) -> None:
         from ..sim.session import boards_of
-        from ..sim.bridge import pace
+
+        if self.args.game == "bridge":
+            from ..sim.bridge import pace
+        else:
+            from ..sim.nordic import pace
 
         try:
             for board_events in boards_of(self.args.game, self.args.boards, self.seed,

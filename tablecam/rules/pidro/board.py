@@ -440,8 +440,14 @@ class PidroBoard(BoardEngine):
                                          f"{s} began play with {n} trumps in hand; a player with more than {limit} "
                                          f"must lay non-point trumps face up until {limit} remain.",
                                          self._fid("toomany", s)))
-        self.trick = Trick(self.bidder or ev.seat, 1)
-        self._trick_players = self.active() or list(Seat)
+        # The bidder leads; if he holds no trump, the lead passes to the next
+        # player on his left who does (Pidroregler 4), as in later rounds.
+        leader = self.bidder or ev.seat
+        holders = self.active()
+        if holders and leader not in holders:
+            leader = next((leader.next(i) for i in range(1, 4) if leader.next(i) in holders), leader)
+        self.trick = Trick(leader, 1)
+        self._trick_players = holders or list(Seat)
         return out
 
     def _expected_player(self) -> Seat | None:
