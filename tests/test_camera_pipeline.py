@@ -124,6 +124,14 @@ def test_trick_in_the_centre_for_other_games(tmp_path):
     assert [_key(e) for e in out] == [_key(e) for e in truth(tp) if e["type"] in ("play", "trick_turned")]
 
 
+def test_knocked_camera_is_recalibrated_and_makes_no_event(tmp_path):
+    opt = SimOptions(fps=15, seed=5, max_tricks=1, hand_passes=False, plane_ppm=1.25, lighting=False, bump_at=3.5)
+    tp, _, _ = render_video(random_deal_log(5, tricks=2), tmp_path / "b.mp4", opt)
+    pipe, out = _run(tmp_path / "b.mp4")
+    assert [_key(e) for e in out] == [_key(e) for e in truth(tp) if e["type"] in ("play", "trick_turned")]
+    assert len(pipe.recalibrations) == 1 and pipe.recalibrations[0][0] >= 3.5
+
+
 def test_camera_command_prints_the_events_as_json_lines(two_tricks, monkeypatch, capsys):
     import tablecam.vision.pipeline as pl
     from tablecam.cli import main

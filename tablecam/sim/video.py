@@ -81,6 +81,8 @@ class SimOptions:
     layout: str = "zones"             # "zones" (bridge) or "centre" (trick in the middle)
     max_tricks: int | None = None
     codec: str = "mp4v"
+    bump_at: float | None = None      # the camera is knocked at this time ...
+    bump_px: tuple[float, float] = (14.0, -9.0)   # ... and the image shifts this much (and turns slightly)
 
 
 @dataclass
@@ -385,6 +387,9 @@ class Renderer:
         src = np.array([[(m) * p, (m) * p], [(W + m) * p, m * p], [(W + m) * p, (H + m) * p], [m * p, (H + m) * p]],
                        np.float32)
         self.Hcam = cv2.getPerspectiveTransform(src, np.array(opt.corners_px, np.float32))
+        bumped = np.array(opt.corners_px, np.float32) + np.array(opt.bump_px, np.float32)
+        bumped[:2, 0] += 4.0   # the far edge moves a little more: a small turn, not only a shift
+        self.Hcam_bumped = cv2.getPerspectiveTransform(src, bumped)
         w, h = opt.size
         yy, xx = np.mgrid[0:h // 16, 0:w // 16].astype(np.float32)
         self.gx, self.gy = (xx / (w // 16) - 0.5), (yy / (h // 16) - 0.5)
@@ -482,7 +487,8 @@ class Renderer:
             if pos is not None:
                 self._hand(plane, hand, pos)
         w, h = self.opt.size
-        img = cv2.warpPerspective(plane, self.Hcam, (w, h), flags=cv2.INTER_LINEAR,
+        bumped = self.opt.bump_at is not None and t >= self.opt.bump_at
+        img = cv2.warpPerspective(plane, self.Hcam_bumped if bumped else self.Hcam, (w, h), flags=cv2.INTER_LINEAR,
                                   borderMode=cv2.BORDER_CONSTANT, borderValue=(40, 48, 62))
         if self.opt.lighting:
             g = 0.95 + 0.17 * math.sin(2 * math.pi * t / 9.0)
@@ -574,7 +580,7 @@ def render_video(events: Iterable[Event], out: str | Path, opt: SimOptions) -> t
         "fps": opt.fps, "frames": n, "size": list(opt.size), "deck": opt.deck, "seed": opt.seed,
         "area_mm": list(opt.area_mm), "marker_mm": opt.marker_mm, "card_mm": list(opt.card_mm),
         "corners_px": [list(c) for c in opt.corners_px], "layout": opt.layout,
-        "hand_passes": scene.hand_passes,
+        "hand_passes": scene.hand_passes, "bump_at": opt.bump_at,
     }, indent=1) + "\n")
     return truth, meta, scene
 

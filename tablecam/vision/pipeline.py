@@ -146,6 +146,8 @@ class CameraPipeline:
         self._cal_tries = 0
         self.errors: list[str] = []
         self.readings: list[tuple[float, str, str, float]] = []   # every classification, for diagnosis
+        self.recalibrations: list[tuple[float, float]] = []        # (ts, drift in mm) when the camera moved
+        self._last_check = 0.0
 
     # -- calibration -------------------------------------------------------
     def _calibrate(self, frame: Frame) -> bool:
@@ -170,6 +172,38 @@ class CameraPipeline:
         finally:
             self.stats.seconds["calibrate"] += time.perf_counter() - t0
         return self.cal is not None
+
+    def _maybe_recheck(self, frame: Frame) -> None:
+        """Every ``recheck_s`` seconds look at the markers again: a knocked camera is re-calibrated.
+
+        Cards already on the table keep their identity: their outlines are
+        carried over into the new view, so a bump makes no event.
+        """
+        c = self.cfg.calibration
+        every = float(c.get("recheck_s", 5.0))
+        if c.get("method", "aruco") != "aruco" or every <= 0 or self.cal is None:
+            return
+        if frame.ts - self._last_check < every:
+            return
+        self._last_check = frame.ts
+        t0 = time.perf_counter()
+        try:
+            new = Calibration.from_aruco(frame.image, self.cfg.geometry)
+        except ValueError:
+            return                       # markers covered just now: keep the calibration we have
+        finally:
+            self.stats.seconds["calibrate"] += time.perf_counter() - t0
+        g = self.cfg.geometry
+        corners = [g.corner_mm(i) for i in range(4)]
+        old_px = self.cal.table_to_image(corners)
+        drift_mm = float(np.abs(new.image_to_table(old_px) - np.array(corners)).max())
+        if drift_mm < float(c.get("recheck_mm", 4.0)):
+            return
+        old_v = self.cal.view_matrix(self.cfg.px_per_mm)
+        new_v = new.view_matrix(self.cfg.px_per_mm)
+        self.tracker.moved(new_v @ np.linalg.inv(old_v))
+        self.cal, self._view_H = new, None
+        self.recalibrations.append((frame.ts, round(drift_mm, 1)))
 
     def _view(self, img: np.ndarray) -> np.ndarray:
         import cv2
@@ -367,6 +401,7 @@ class CameraPipeline:
             return []                                            # an unreadable frame costs itself only
         if not self._calibrate(frame):
             return []
+        self._maybe_recheck(frame)
         t0 = time.perf_counter()
         view = self._view(img)
         t1 = time.perf_counter()

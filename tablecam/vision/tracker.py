@@ -228,6 +228,18 @@ class StabilityTracker:
         box = cv2.boxPoints(cv2.minAreaRect(c))
         return box.astype(np.float64) + np.array([x, y], np.float64)
 
+    def moved(self, M: np.ndarray) -> None:
+        """The view moved by homography ``M`` (old view px -> new view px): carry the cards over."""
+        import cv2
+
+        for p in self.placed:
+            p.quad_view = cv2.perspectiveTransform(p.quad_view.reshape(-1, 1, 2), M).reshape(4, 2)
+            c = cv2.perspectiveTransform(np.array([[[p.blob.cx, p.blob.cy]]], np.float64), M)[0, 0]
+            p.blob = Blob(float(c[0]), float(c[1]), p.blob.area, p.blob.bbox, p.blob.label)
+            p.empty_count, p.empty_since = 0, None
+        self.candidates = []
+        self.prev_v = None
+
     def place(self, rest: Rest, info: dict[str, Any]) -> Placed:
         """The pipeline accepted this resting blob as a card (or a back): track it."""
         p = Placed(self._next_id, rest.quad_view, rest.blob, dict(info))
