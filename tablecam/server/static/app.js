@@ -488,7 +488,7 @@ function renderArchive() {
   const ids = [...S.tables.keys()].sort((a, b) => a.localeCompare(b, undefined, { numeric: true }));
   el.innerHTML = `<div class="panel downloads"><h2>Whole session (all tables)</h2>${dlLinks("/api/archive", "Session")}</div>
     <div class="panel downloads"><h2>By table</h2>${ids.map(id =>
-      `<p><b>${esc(id)}</b> (${esc(S.tables.get(id).boards)} boards) ${dlLinks("/api/tables/" + encodeURIComponent(id) + "/archive", "session")}
+      `<p><b>${esc(id)}</b> (${esc(S.tables.get(id).boards)} board${S.tables.get(id).boards === 1 ? "" : "s"}, ${esc(S.tables.get(id).game || "no game")}) ${dlLinks("/api/tables/" + encodeURIComponent(id) + "/archive", "session")}
        <a href="#/table/${encodeURIComponent(id)}">boards \u2192</a></p>`).join("") || '<p class="muted">No tables yet.</p>'}</div>`;
   wireDownloads(el);
 }
