@@ -157,3 +157,32 @@ def test_broadcast_never_holds_a_hand_before_its_delay():
         assert shown == dealt
         assert f"Board {b1[0].get('board')}" in page.inner_text("#stage")
         browser.close()
+
+
+def test_grid_red_on_open_alert_grey_when_silent_and_live_health():
+    hub = TableHub(silent_after=60)
+    old = time.time() - 600
+    hub.ingest("quiet", {"type": "board", "game": "bridge", "board": 1, "dealer": "N", "source": "shoe"},
+               received=old)
+    hub.ingest("busy", {"type": "board", "game": "bridge", "board": 2, "dealer": "E", "source": "shoe"})
+    with serve_in_thread(create_app(hub, token=TOKEN)) as base, sync_api.sync_playwright() as p:
+        browser = launch_chromium(p)
+        page = browser.new_page(viewport={"width": 1024, "height": 768})
+        page.goto(base + "/")
+        page.fill("#token", TOKEN)
+        page.click("#login-form button")
+        page.wait_for_selector("#conn.live", timeout=10_000)
+        page.wait_for_selector('.tile.silent[data-table="quiet"]', timeout=5_000)
+        assert "shoe down" in page.inner_text('.tile[data-table="quiet"]')
+        assert "silent" not in page.get_attribute('.tile[data-table="busy"]', "class")
+        hub.ingest("busy", {"kind": "lead_out_of_turn", "rule": "Law 56", "message": "W led out of turn.",
+                            "seat": "W", "trick": 1, "id": "loot-1"})
+        page.wait_for_selector('.tile.alerting[data-table="busy"]', timeout=5_000)
+        hub.set_health("busy", "camera", "degraded", "glare")
+        page.locator('.tile[data-table="busy"]', has_text="camera degraded").wait_for(timeout=5_000)
+        assert page.title().startswith("(1)")
+        page.focus('.tile[data-table="busy"]')
+        page.keyboard.press("Enter")
+        page.wait_for_selector("#table-head", timeout=5_000)
+        assert "#/table/busy" in page.url
+        browser.close()
