@@ -10,8 +10,11 @@ What runs, per table, and which real code path each part exercises:
   with pyserial and the real :class:`~tablecam.shoe.tracker.DealTracker`
   turns it into ``deal`` events (so deals reach the engine the way they do at
   a real table);
-- calls and plays come from the simulator as an operator / camera would send
-  them (``--camera`` is reserved for the rendered-video camera path);
+- calls come from the simulator as an operator (bidding box) would send
+  them; plays come from the simulator too, or with ``--camera`` from the
+  **camera path**: each board is rendered by the table video simulator and
+  read by the real camera pipeline with the shipped card model
+  (:mod:`tablecam.bus.democamera`);
 - the **table node**: event store (SQLite WAL) -> engine -> bus (in-process,
   or a local Mosquitto with ``--mqtt``);
 - the **director station**: the bus into the dashboard's hub, served by
@@ -227,6 +230,11 @@ class SimulatedTable(threading.Thread):
             self.shoe = LiveShoe(stop)
             self.reader = ShoeReader(self.shoe.path, node, args.game, stop,
                                      lambda src, st: health(table_id, src, st))
+        self.camera: Any = None
+        if getattr(args, "camera", False) and args.game == "bridge":
+            from .democamera import DemoCamera
+
+            self.camera = DemoCamera(args.game, node.emit, lambda f: node.report(f, "camera"), log, seed)
 
     def wait(self, seconds: float) -> bool:
         return self.stop.wait(seconds / self.args.speed)
@@ -256,6 +264,10 @@ class SimulatedTable(threading.Thread):
             # At a table with a shoe, a misdeal shows as a card from another pack:
             # card 31 of the first deal duplicates card 5 (and one card is missing).
             deals[30] = dict(deals[30], card=deals[4]["card"])
+        use_camera = self.camera is not None and self.camera.can_show(events)
+        if self.camera is not None and not use_camera:
+            log(f"table {self.id}: board {board_ev.get('board')} (a redeal or a card taken back) is beyond "
+                "the video simulator; its plays come from the simulator")
         deal_i = 0
         for ev in events:
             if self.stop.is_set():
@@ -280,6 +292,12 @@ class SimulatedTable(threading.Thread):
                 else:
                     self.node.emit(dict(ev, card=card, ts=round(time.time(), 3), source="sim"))
                 continue
+            if use_camera and ev["type"] in ("play", "expose"):
+                for rest in self.camera.play(events, self.stop, self.args.speed):
+                    if self.wait(pace(rest)):
+                        return
+                    self.node.emit(dict(rest, ts=round(time.time(), 3), source="operator"))
+                return
             if self.wait(pace(ev)):
                 return
             source = "sim" if ev["type"] in ("play", "retract", "expose") else "operator"
@@ -322,6 +340,15 @@ def run_demo(args: argparse.Namespace) -> int:
                       store=EventStore(os.path.join(data_dir, "station.sqlite")),
                       on_finding=lambda t, f: hub.ingest(t, f))
     station.start()
+    if getattr(args, "camera", False):
+        from .democamera import camera_available
+
+        why = camera_available()
+        if why:
+            log(f"--camera: the camera path cannot run ({why}); plays come from the simulator")
+            args.camera = False
+        elif args.game != "bridge":
+            log("--camera: the video simulator lays out bridge tables only; plays come from the simulator")
     tables = []
     for i, tid in enumerate(ids):
         node = TableNode(tid, EventStore(os.path.join(data_dir, f"{tid}.sqlite")), bus_for(tid))
