@@ -130,6 +130,7 @@ def main(argv: list[str] | None = None) -> int:
             bpage.wait_for_selector("[data-card]")
             for _ in range(6):  # step back through the tricks: the viewer's trick-by-trick replay
                 bpage.click('[data-step="prev"]')
+            bpage.evaluate("window.scrollTo(0, 0)")
             time.sleep(0.3)
             path = os.path.join(args.out, "broadcast.png" if name == "laptop" else f"broadcast-{name}.png")
             bpage.screenshot(path=path)

@@ -2,7 +2,7 @@
 // delayed fold has released, so there is nothing early to hide in this page.
 "use strict";
 
-const B = { tables: new Map(), current: null, delay: "", step: null };  // step: trick shown (null = latest)
+const B = { tables: new Map(), current: null, delay: "", step: null, timer: null };  // step: trick shown (null = latest)
 const $ = sel => document.querySelector(sel);
 
 function pick() {
@@ -45,12 +45,16 @@ function render() {
   stage.innerHTML = `<div class="bigline">Table ${esc(st.table)} \u00b7 Board ${esc(st.board)} \u00b7
       ${esc(st.game || "")} \u00b7 dealer ${esc(st.dealer || "\u2013")}${st.vulnerable ? " \u00b7 vul " + esc(st.vulnerable) : ""}
       ${st.contract ? " \u00b7 <b>" + contractHTML(st.contract) + "</b>" + (st.declarer ? " by " + esc(st.declarer) : "") : ""}</div>
-    <div class="compass"><div class="n">${h("N")}</div><div class="w">${h("W")}</div>
-      <div class="t">${trickHTML(cur, n ? "trick " + n : "")}</div><div class="e">${h("E")}</div><div class="s">${h("S")}</div></div>
-    <div class="tricksum">Tricks: ${wonHTML(tw)} \u00b7 ${esc(st.phase || "")}</div>
-    ${all.length ? `<div class="stepper"><button data-step="prev" aria-label="previous trick">\u25c0</button>
-      <button data-step="next" aria-label="next trick">\u25b6</button>
-      <button data-step="live" class="${B.step === null ? "on" : ""}">Follow play</button></div>` : ""}`;
+    <div class="compass">
+      <div class="a">${st.auction && st.auction.length ? `<div class="bauction"><h3>Auction</h3>${auctionHTML(st.auction, st.dealer, st.game)}</div>` : ""}</div>
+      <div class="n">${h("N")}</div>
+      <div class="x"><div class="tricksum">Tricks: ${wonHTML(tw)}<br><span class="muted">${esc(st.phase || "")}</span></div>
+      ${all.length ? `<div class="stepper"><button data-step="prev" aria-label="previous trick">\u25c0</button>
+        <button data-step="next" aria-label="next trick">\u25b6</button><br>
+        <button data-step="replay" class="${B.timer ? "on" : ""}">Replay from trick 1</button><br>
+        <button data-step="live" class="${B.step === null && !B.timer ? "on" : ""}">Follow play</button></div>` : ""}</div>
+      <div class="w">${h("W")}</div>
+      <div class="t">${trickHTML(cur, n ? "trick " + n : "")}</div><div class="e">${h("E")}</div><div class="s">${h("S")}</div></div>`;
 }
 
 document.addEventListener("click", ev => {
@@ -60,9 +64,19 @@ document.addEventListener("click", ev => {
   if (!st) return;
   const n = (st.tricks || []).length + (st.trick && st.trick.cards && st.trick.cards.length ? 1 : 0);
   const cur = B.step === null ? n - 1 : B.step;
+  stopReplay();
   if (b.dataset.step === "prev") B.step = Math.max(0, cur - 1);
   else if (b.dataset.step === "next") B.step = cur + 1 >= n - 1 ? null : cur + 1;
-  else B.step = null;
+  else if (b.dataset.step === "replay") {
+    // the board trick by trick, one every few seconds, then back to following the play
+    B.step = 0;
+    B.timer = setInterval(() => {
+      const s2 = B.tables.get(B.current);
+      const m = s2 ? (s2.tricks || []).length + (s2.trick && s2.trick.cards && s2.trick.cards.length ? 1 : 0) : 0;
+      if (B.step === null || B.step + 1 >= m) { stopReplay(); B.step = null; } else B.step += 1;
+      render();
+    }, 3000);
+  } else B.step = null;
   render();
 });
 
@@ -90,5 +104,9 @@ function connect() {
   };
 }
 
-window.onhashchange = pick;
+function stopReplay() {
+  if (B.timer) { clearInterval(B.timer); B.timer = null; }
+}
+
+window.onhashchange = () => { stopReplay(); pick(); };
 connect();
