@@ -226,8 +226,6 @@ class CameraPipeline:
         card is first cut loosely, with a margin, then its edges are found
         again in that full-resolution cut and the final crop follows them.
         """
-        import cv2
-
         assert self.cal is not None
         q = np.asarray(quad_view, np.float64) / self.cfg.px_per_mm       # view px -> mm
         if refine:
