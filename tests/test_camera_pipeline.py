@@ -132,6 +132,26 @@ def test_knocked_camera_is_recalibrated_and_makes_no_event(tmp_path):
     assert len(pipe.recalibrations) == 1 and pipe.recalibrations[0][0] >= 3.5
 
 
+def test_light_switched_down_in_the_middle_of_a_trick_changes_nothing():
+    import numpy as np
+
+    from tablecam.sim.video import Renderer, plan_scene
+    from tablecam.vision.camera import Frame
+
+    opt = SimOptions(fps=15, seed=6, max_tricks=1, hand_passes=False, plane_ppm=1.25, lighting=False)
+    scene = plan_scene(random_deal_log(6, tricks=2), opt)
+    r = Renderer(scene, opt)
+    pipe = CameraPipeline(CameraConfig.load(), classify=_classifier())
+    out = []
+    for i in range(int(scene.duration * opt.fps)):
+        img = r.frame(i)
+        if i / opt.fps >= 3.6:                       # a lamp goes off: 40 % less light from one frame to the next
+            img = (img.astype(np.float32) * 0.6).astype(np.uint8)
+        out += [e.to_dict() for e in pipe.process(Frame(i, round(i / opt.fps, 4), img))]
+    want = [_key(e.to_dict()) for e in scene.truth if e.type in ("play", "trick_turned")]
+    assert [_key(e) for e in out] == want
+
+
 def test_camera_command_prints_the_events_as_json_lines(two_tricks, monkeypatch, capsys):
     import tablecam.vision.pipeline as pl
     from tablecam.cli import main

@@ -36,6 +36,8 @@ def register(sub: Any) -> None:
                        help="zones: a card in front of each player (bridge); centre: trick in the middle")
         v.add_argument("--no-lighting", action="store_true", help="constant light")
         v.add_argument("--no-hand-passes", action="store_true", help="no extra hands sweeping over the table")
+        v.add_argument("--knock-at", type=float, default=None, metavar="SECONDS",
+                       help="knock the camera at this time (the view shifts and turns slightly)")
         v.add_argument("--codec", default=None, help="FourCC (default mp4v for .mp4, MJPG for .avi)")
         v.set_defaults(func=cmd_sim_video)
         s.set_defaults(func=lambda a: (s.print_help(), 2)[1])
@@ -95,7 +97,7 @@ def cmd_sim_video(args: argparse.Namespace) -> int:
     codec = args.codec or ("MJPG" if args.output.lower().endswith(".avi") else "mp4v")
     opt = SimOptions(fps=args.fps, deck=args.deck, seed=args.seed, layout=args.layout,
                      lighting=not args.no_lighting, hand_passes=not args.no_hand_passes,
-                     max_tricks=args.tricks, codec=codec)
+                     max_tricks=args.tricks, codec=codec, bump_at=args.knock_at)
     try:
         truth, meta, scene = render_video(events, args.output, opt)
     except OSError as e:
