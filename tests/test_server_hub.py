@@ -104,3 +104,14 @@ def test_frames_roll_off_unless_an_alert_keeps_them():
     assert hub.alerts()[0]["frame"]["id"] == first
     assert hub.frame(first) is not None, "the alert's frame is kept"
     assert hub.frame(first + 1) is None, "other old frames rolled off"
+
+
+def test_same_finding_twice_is_one_alert_step():
+    hub = TableHub()
+    f = {"kind": "revoke", "rule": "Law 61", "message": "S revoked.", "event": 3, "seat": "S", "id": "r1"}
+    hub.ingest("t1", f)
+    hub.ingest("t1", dict(f))
+    hub.ingest("t1", {**f, "status": "established", "rule": "Law 63A"})
+    (a,) = hub.alerts()
+    assert len(a["history"]) == 2 and a["status"] == "established"
+    assert [r["citation"] for r in a["rules"]] == ["Law 61", "Law 63A"]

@@ -443,6 +443,8 @@ class TableHub:
         aid = self._alert_keys.get(key) if key else None
         if aid is not None:  # the same irregularity moved on (e.g. revoke established)
             a = self._alerts[aid]
+            if a.finding == d:
+                return  # the same step delivered twice (e.g. by the table node and the station): nothing new
             a.history.append({"at": now, "status": d.get("status"), "message": d.get("message")})
             a.finding = d
             a.updated_at = now
