@@ -69,9 +69,10 @@ class DemoCamera:
         opt = SimOptions(seed=self.seed, layout="zones" if self.game == "bridge" else "centre")
         self.seed += 1
         scene = plan_scene(evs, opt)
-        hands = HandBook()
+        hands = HandBook()  # what the shoe dealt; the pipeline marks cards played as it sees them
         for ev in evs:
-            hands.feed(ev)
+            if ev.type in ("board", "deal"):
+                hands.feed(ev)
         pipe = CameraPipeline(self.cfg, self.game, classify=self.classify, hands=hands)
         renderer = Renderer(scene, opt)
         t0 = time.monotonic()
