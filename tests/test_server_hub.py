@@ -115,3 +115,38 @@ def test_same_finding_twice_is_one_alert_step():
     (a,) = hub.alerts()
     assert len(a["history"]) == 2 and a["status"] == "established"
     assert [r["citation"] for r in a["rules"]] == ["Law 61", "Law 63A"]
+
+
+def test_rulings_survive_a_restart_through_the_event_store(tmp_path):
+    """Real SQLite store on disk; an alert without a finding id is found again by kind, board and event."""
+    from tablecam.server.persist import keep_rulings
+    from tablecam.store import EventStore
+
+    path = str(tmp_path / "station.sqlite")
+    events = [{"type": "board", "game": "bridge", "board": 4, "dealer": "N"},
+              {"type": "play", "seat": "Q", "card": "SA"}]  # no such seat: a bad_event warning, no finding id
+
+    def station(store):
+        hub = TableHub()
+        for e in events:
+            store.append("t1", e)
+        for se in store.events("t1"):
+            hub.ingest("t1", se.event)
+        return hub
+
+    store = EventStore(path)
+    hub = station(store)
+    keep_rulings(hub, store)
+    (a,) = hub.alerts()
+    assert a["finding_id"] is None and a["key"] == "bad_event@4#1"
+    hub.acknowledge(a["id"], "Anna")
+    hub.rule(a["id"], "Anna", "Play stands.", None)
+    store.close()
+
+    store2 = EventStore(path)                # the station restarts: events replayed from its store
+    hub2 = TableHub()
+    for se in store2.events("t1"):
+        hub2.ingest("t1", se.event)
+    keep_rulings(hub2, store2)
+    b = hub2.alert(hub2.alert_id_for("t1", a["key"]))
+    assert b["state"] == "ruled" and b["ruling"]["text"] == "Play stands." and b["acknowledged"]["by"] == "Anna"

@@ -109,6 +109,10 @@ def cmd_serve(args: argparse.Namespace) -> int:
             print(f"tablecam serve: --mqtt: {e}", file=sys.stderr)
             return 2
         print(f"tablecam serve: subscribed to all tables on MQTT {args.mqtt}", file=sys.stderr)
+        if getattr(station, "store", None) is not None:
+            from .persist import keep_rulings
+
+            keep_rulings(hub, station.store)  # rulings survive a restart with the events
     print(f"tablecam serve: dashboard http://{host}:{port}/  broadcast http://{host}:{port}/broadcast "
           f"(delayed by {delay.describe()})", file=sys.stderr)
     try:

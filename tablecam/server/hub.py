@@ -125,11 +125,20 @@ class Alert:
     frame: Frame | None = None                                    # the camera's view of the moment
     event_at: float | None = None                                 # when the first cited event arrived
 
+    @property
+    def key(self) -> str:
+        """Stable across a restart that replays the same events: the finding id, else kind, board, event."""
+        f = self.finding
+        if f.get("id"):
+            return str(f["id"])
+        return f"{f.get('kind')}@{f.get('board')}#{self.events[0] if self.events else f.get('event')}"
+
     def to_dict(self) -> dict[str, Any]:
         f = self.finding
         return {
             "id": self.id,
             "table": self.table,
+            "key": self.key,
             "finding_id": f.get("id"),
             "kind": f.get("kind"),
             "board": f.get("board"),
@@ -271,7 +280,8 @@ class TableHub:
         self.max_events_per_table = max_events_per_table
         self.tables: dict[str, TableState] = {}
         self._alerts: dict[int, Alert] = {}
-        self._alert_keys: dict[tuple[str, str], int] = {}
+        self._alert_keys: dict[tuple[str, str], int] = {}     # (table, finding id) -> alert
+        self._stable_keys: dict[tuple[str, str], int] = {}    # (table, Alert.key) -> alert
         self._alert_seq = itertools.count(1)
         self._frame_seq = itertools.count(1)
         self._frames: dict[int, Frame] = {}   # frames by id: the rings' and those alerts keep
@@ -464,6 +474,7 @@ class TableHub:
             self._alerts[aid] = a
             if key:
                 self._alert_keys[key] = aid
+            self._stable_keys[(t.id, a.key)] = aid
             t.open_alerts += 1
             t.open_by_severity[a.severity] = t.open_by_severity.get(a.severity, 0) + 1
         self._publish({"type": "alert", "alert": a.to_dict(), "found_at": now})
@@ -573,21 +584,21 @@ class TableHub:
                 best = fr
         return best
 
-    def alert_id_for(self, table_id: str, finding_id: str) -> int | None:
-        """The alert raised by a finding id (stable across restarts, unlike the alert number)."""
+    def alert_id_for(self, table_id: str, key: str) -> int | None:
+        """The alert for a finding id or an alert ``key`` (stable across restarts, unlike the number)."""
         with self.lock:
-            return self._alert_keys.get((table_id, finding_id))
+            return self._alert_keys.get((table_id, key)) or self._stable_keys.get((table_id, key))
 
     def restore(self, table_id: str, finding_id: str, acknowledged: dict[str, Any] | None = None,
                 ruling: dict[str, Any] | None = None) -> bool:
         """Re-apply a stored acknowledgement / ruling after a restart (the event store's seam).
 
         Call it after the table's events were replayed (which re-raises the
-        alert under the same finding id). ``ruling`` is ``{"by", "at",
+        alert under the same finding id, or the same ``key``). ``ruling`` is ``{"by", "at",
         "option", "text"}`` as published. Returns False if no such alert.
         """
         with self.lock:
-            aid = self._alert_keys.get((table_id, finding_id))
+            aid = self.alert_id_for(table_id, finding_id)
             if aid is None:
                 return False
             a = self._alerts[aid]
