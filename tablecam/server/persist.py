@@ -36,15 +36,13 @@ def keep_rulings(hub: TableHub, store: Any) -> Callable[[], None]:
     ``store`` is a :class:`tablecam.store.EventStore` (``record_ruling``,
     ``rulings``, ``tables``).
     """
-    restoring = True
     for table in store.tables() + [t for t in list(hub.tables) if t not in store.tables()]:
         for r in store.rulings(table):
             hub.restore(table, r["finding"], acknowledged=r.get("acknowledged"), ruling=r.get("ruling"))
-    restoring = False
     recorded: dict[tuple[str, str], tuple[Any, Any]] = {}
 
     def on_message(msg: dict[str, Any]) -> None:
-        if restoring or msg.get("type") != "alert":
+        if msg.get("type") != "alert":
             return
         a = msg["alert"]
         if not a.get("acknowledged") and not a.get("ruling"):
