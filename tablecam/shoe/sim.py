@@ -434,7 +434,12 @@ def run_plan(plan: SimPlan, link: Any, log: Callable[[str], None] = lambda s: No
                 dealt_total += 1
                 if plan.reboot_after is not None and not rebooted and dealt_total >= plan.reboot_after:
                     rebooted = True
-                    idle(max(0.3, plan.card_interval * 4))  # the host has time to ask for what it missed
+                    # The host has time to ask for what it missed: wait until it has
+                    # acknowledged every frame (or 5 s), however busy the machine is.
+                    idle(max(0.3, plan.card_interval * 4))
+                    settle = time.monotonic() + 5.0
+                    while shoe.ring and time.monotonic() < settle:
+                        idle(0.05)
                     log(f"shoe-sim: rebooting after card {dealt_total}")
                     shoe.reboot()
                 if plan.cable_pull_after is not None and not pulled and dealt_total >= plan.cable_pull_after:
