@@ -181,8 +181,18 @@ def test_grid_red_on_open_alert_grey_when_silent_and_live_health():
         hub.set_health("busy", "camera", "degraded", "glare")
         page.locator('.tile[data-table="busy"]', has_text="camera degraded").wait_for(timeout=5_000)
         assert page.title().startswith("(1)")
+        dialogs: list[str] = []
+        page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
+        # a forged table's markup is shown as text, never run
+        hub.ingest("busy", {"kind": "<b id=x>forged</b>", "rule": "<script>alert(1)</script>",
+                            "message": "<img id=pwn src=x onerror=alert(2)>", "id": "xss"})
+        page.click('nav a[data-view="alerts"]')
+        page.locator(".alert .msg", has_text="<img id=pwn").wait_for(timeout=5_000)
+        assert page.locator("#pwn").count() == 0 and page.locator("b#x").count() == 0
+        page.click('nav a[data-view="grid"]')
         page.focus('.tile[data-table="busy"]')
         page.keyboard.press("Enter")
         page.wait_for_selector("#table-head", timeout=5_000)
         assert "#/table/busy" in page.url
+        assert not dialogs, "no script from a forged table ran"
         browser.close()
