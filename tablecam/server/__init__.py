@@ -1,1 +1,18 @@
-"""tablecam.server"""
+"""The director station: dashboard, alert queue, delayed broadcast and archive (``tablecam serve``).
+
+Modules, one job each:
+
+- :mod:`.hub`: :class:`~.hub.TableHub`, every table's event log, state,
+  health and alerts; the seam every event source feeds (no web imports).
+- :mod:`.broadcast`: the public, delayed fold of each table.
+- :mod:`.app`: ``create_app(hub, token=...)``, the FastAPI app and WebSockets.
+- :mod:`.security`: token check and rate limiting.
+- :mod:`.config`: settings from the TOML file and the environment.
+- :mod:`.persist`: rulings kept in the durable event store.
+- :mod:`.replayer`: replay files into a hub at table speed.
+- :mod:`.rules_index`: rule citations to the text a director reads.
+- :mod:`.cli`: the ``serve`` command (FastAPI/uvicorn imported inside it).
+- :mod:`.samples`, :mod:`.testing`, :mod:`.screenshots`: real deals, a
+  uvicorn-in-a-thread helper and the screenshot script for tests, docs and
+  benchmarks.
+"""
