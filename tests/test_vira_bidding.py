@@ -2,36 +2,12 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
-import tablecam.rules.vira  # noqa: F401  (registers the Vira event types)
+from tablecam.events import parse_event
 from tablecam.engine import Table
-from tablecam.events import parse_event, read_event_file
 from tablecam.rules.vira.sample import complete_deal
-
-DATA = Path(__file__).parent / "data" / "vira"
-
-
-def replay(name: str):
-    t = Table()
-    out = t.feed(read_event_file(str(DATA / f"{name}.jsonl")))
-    return out, t.boards[-1]
-
-
-def fold(events):
-    t = Table()
-    out = t.feed(parse_event(e, i) for i, e in enumerate(events))
-    return out, t.boards[-1]
-
-
-def kinds(out, kind):
-    return [f for f in out if f.kind == kind]
-
-
-def score(out):
-    return [f for f in out if f.kind == "score"][-1].to_dict()
+from vira_helpers import DATA, fold, of as kinds, replay, score
 
 
 def test_vira_A1_first_bid_not_pass():

@@ -3,34 +3,9 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
-import tablecam.rules.vira  # noqa: F401
-from tablecam.engine import Table
-from tablecam.events import parse_event, read_event_file
 from tablecam.rules.vira.sample import complete_deal, deal_order
-
-DATA = Path(__file__).parent / "data" / "vira"
-
-
-def replay(name: str):
-    t = Table()
-    out = t.feed(read_event_file(str(DATA / f"{name}.jsonl")))
-    return out, t.boards[-1]
-
-
-def fold(events):
-    t = Table()
-    out = t.feed(parse_event(e, i) for i, e in enumerate(events))
-    return out, t.boards[-1]
-
-
-def of(out, kind):
-    return [f for f in out if f.kind == kind]
-
-
-def score(out):
-    return [f for f in out if f.kind == "score"][-1].to_dict()
+from vira_helpers import DATA, fold, of, replay, score
 
 
 def test_vira_deal_order_from_forehand_4_then_3_3_3():

@@ -2,41 +2,11 @@
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
-
-import tablecam.rules.vira  # noqa: F401
 from tablecam.engine import Table
-from tablecam.events import parse_event, read_event_file
-
-DATA = Path(__file__).parent / "data" / "vira"
-
-
-def replay(name: str):
-    t = Table()
-    out = t.feed(read_event_file(str(DATA / f"{name}.jsonl")))
-    return out, t.boards[-1]
+from tablecam.events import parse_event
+from vira_helpers import fold, of, raw, replay, score
 
 
-def raw(name: str) -> list[dict]:
-    return [json.loads(x) for x in (DATA / f"{name}.jsonl").read_text(encoding="utf-8").splitlines() if x.strip()]
-
-
-def fold(events):
-    t = Table()
-    out = t.feed(parse_event(e, i) for i, e in enumerate(events))
-    return out, t.boards[-1]
-
-
-def of(out, kind):
-    return [f for f in out if f.kind == kind]
-
-
-def score(out):
-    return [f for f in out if f.kind == "score"][-1].to_dict()
-
-
-# -- G: errors in the purchase ------------------------------------------------------------
 def test_vira_G1_trump_not_named_before_purchase_pays_lagd_hand():
     out, b = replay("vira-G1-no-trump-before-buy")
     f = of(out, "trump_choice")
