@@ -50,6 +50,7 @@ class TableNode:
         self.bus = bus
         self.table = Table(rulesets, name=table_id)
         self.on_findings = on_findings
+        self.listeners: list[Callable[[dict[str, Any]], None]] = []  # e.g. the camera's fusion wants the deal
         self._lock = threading.RLock()
         self.recovered = 0
         for se in store.events(table_id):
@@ -84,6 +85,8 @@ class TableNode:
             for f in findings:
                 self.bus.publish(Message(self.id, "findings", dict(f.to_dict(), origin="engine"), seq))
             self._publish_state(seq)
+        for listener in self.listeners:
+            listener(event)
         if findings and self.on_findings:
             self.on_findings(findings)
         return findings

@@ -238,6 +238,7 @@ def _write_table_config(tmp_path: Path, table: str, broker, boards: int, speed: 
         f'[bus]\nkind = "mqtt"\nhost = "127.0.0.1"\nport = {broker.port}\nusername = "{table}"\n'
         f'password_env = "MQTT_PW_{table}"\n'
         f'[store]\npath = "{tmp_path / (table + ".sqlite")}"\n'
+        f'[shoe]\nport = "none"\n'  # the simulator straight into the node: resumes exactly after a crash
         f'[sim]\nboards = {boards}\nspeed = {speed}\nseed = 11\nirregularities = 0.5\n')
     return cfg
 
@@ -343,3 +344,19 @@ def test_demo_acl_matches_the_shipped_mosquitto_acl():
     from tablecam.bus.demo import MOSQUITTO_ACL
 
     assert (REPO / "config/mosquitto/mosquitto.acl").read_text() == MOSQUITTO_ACL
+
+
+def test_run_with_a_simulated_shoe_deals_through_the_shoe_driver(tmp_path):
+    """[shoe] port = "sim": a virtual shoe on a pty, the real driver and tracker."""
+    cfg = tmp_path / "club.toml"
+    cfg.write_text(f'[table]\nid = "club9"\n[store]\npath = "{tmp_path / "club9.sqlite"}"\n'
+                   '[shoe]\nport = "sim"\n[sim]\nboards = 1\nspeed = 400.0\nseed = 3\nirregularities = 0.0\n')
+    r = subprocess.run([sys.executable, "-m", "tablecam", "run", "--config", str(cfg)], cwd=REPO,
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    evs = [se.event for se in EventStore(str(tmp_path / "club9.sqlite")).events("club9")]
+    deals = [e for e in evs if e["type"] == "deal"]
+    assert len(deals) == 52 and {e["source"] for e in deals} == {"shoe"}
+    expected = [e for e in simulate_board(1, seed=3, irregularity=None) if e["type"] == "deal"]
+    assert [(e["to"], e["card"]) for e in deals] == [(e["to"], e["card"]) for e in expected]
+    assert evs[-1]["type"] == "end"

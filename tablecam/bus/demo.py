@@ -40,6 +40,7 @@ from ..node import TableNode
 from ..store import EventStore
 from . import make_bus
 from .base import Bus
+from .sources import SimulatedTable
 from .station import Station
 
 # The same rules as config/mosquitto/mosquitto.acl (a test keeps them equal), so
@@ -65,11 +66,6 @@ user broadcast
 topic read tablecam/+/events
 topic read tablecam/+/availability
 """
-
-# Findings only the shoe can make; the engine recomputes the rest from events.
-SHOE_ONLY = ("shoe_misread", "foreign_card", "extra_card", "shoe_link", "low_confidence",
-             "shoe_jam", "shoe_double_feed", "cards_left_in_shoe")
-
 
 def log(msg: str) -> None:
     print(f"tablecam demo: {msg}", file=sys.stderr, flush=True)
@@ -121,187 +117,6 @@ class LocalBroker:
             self.proc.wait(5)
         except subprocess.TimeoutExpired:
             self.proc.kill()
-
-
-# -- the shoe path -------------------------------------------------------------------
-
-class LiveShoe:
-    """A virtual shoe on a pseudo-terminal, dealing the cards it is handed."""
-
-    def __init__(self, stop: threading.Event) -> None:
-        from ..shoe.sim import FdLink, VirtualShoe, open_pty
-
-        self.master, self.path = open_pty()
-        self.link = FdLink(self.master)
-        self.shoe = VirtualShoe(self.link.write)
-        self.q: queue.Queue[tuple[str, Any]] = queue.Queue()
-        self.stop = stop
-        self.thread = threading.Thread(target=self._run, name="virtual-shoe", daemon=True)
-        self.thread.start()
-
-    def deal(self, card: str) -> None:
-        self.q.put(("card", card))
-
-    def load(self) -> None:
-        self.q.put(("loaded", None))
-
-    def _run(self) -> None:
-        last_hb = 0.0
-        while not self.stop.is_set():
-            try:
-                kind, arg = self.q.get(timeout=0.05)
-                if kind == "card":
-                    self.shoe.card(arg)
-                elif kind == "loaded":
-                    self.shoe.loaded()
-            except queue.Empty:
-                pass
-            now = time.monotonic()
-            if now - last_hb >= 0.5:
-                self.shoe.heartbeat()
-                last_hb = now
-            while self.shoe.pump():
-                pass
-            data = self.link.read(0)
-            if data:
-                self.shoe.receive(data)
-
-
-class ShoeReader:
-    """The real driver and deal tracker on the shoe's pty; deals go to the node."""
-
-    def __init__(self, path: str, node: TableNode, game: str, stop: threading.Event,
-                 health: Callable[[str, str], None]) -> None:
-        from ..shoe.driver import Health, ShoeDriver
-        from ..shoe.tracker import DealTracker
-
-        self._Health = Health
-        self._Tracker = DealTracker
-        self.driver = ShoeDriver(path)
-        self.node, self.game, self.stop, self.health = node, game, stop, health
-        self.tracker: Any = None
-        self.dealt = 0
-        self.cond = threading.Condition()
-        self.thread = threading.Thread(target=self._run, name="shoe-driver", daemon=True)
-        self.thread.start()
-
-    def new_board(self, board: int, dealer: str) -> None:
-        with self.cond:
-            self.tracker = self._Tracker(self.game, dealer, board)
-            self.dealt = 0
-
-    def wait_dealt(self, n: int, timeout: float) -> bool:
-        with self.cond:
-            return self.cond.wait_for(lambda: self.dealt >= n, timeout)
-
-    def _run(self) -> None:
-        from ..events import Event
-        from ..findings import Finding
-
-        for msg in self.driver.messages(stop=self.stop.is_set):
-            if isinstance(msg, self._Health):
-                self.health("shoe", {"ok": "ok", "stale": "degraded"}.get(msg.state, "down"))
-                continue
-            with self.cond:
-                tracker = self.tracker
-            if tracker is None:
-                continue
-            for item in tracker.feed(msg):
-                if isinstance(item, Event) and item.type == "deal":
-                    self.node.emit(item.to_dict())
-                    with self.cond:
-                        self.dealt += 1
-                        self.cond.notify_all()
-                elif isinstance(item, Finding) and item.kind in SHOE_ONLY:
-                    self.node.report(item, "shoe")
-
-
-# -- one table ------------------------------------------------------------------------
-
-class SimulatedTable(threading.Thread):
-    def __init__(self, table_id: str, node: TableNode, args: argparse.Namespace, seed: int,
-                 stop: threading.Event, health: Callable[[str, str, str], None]) -> None:
-        super().__init__(name=f"table-{table_id}", daemon=True)
-        self.id, self.node, self.args, self.seed, self.stop = table_id, node, args, seed, stop
-        self.health = health
-        self.shoe: LiveShoe | None = None
-        self.reader: ShoeReader | None = None
-        if not args.no_shoe and args.game == "bridge":
-            self.shoe = LiveShoe(stop)
-            self.reader = ShoeReader(self.shoe.path, node, args.game, stop,
-                                     lambda src, st: health(table_id, src, st))
-        self.camera: Any = None
-        if getattr(args, "camera", False) and args.game == "bridge":
-            from .democamera import DemoCamera
-
-            self.camera = DemoCamera(args.game, node.emit, lambda f: node.report(f, "camera"), log, seed)
-
-    def wait(self, seconds: float) -> bool:
-        return self.stop.wait(seconds / self.args.speed)
-
-    def run(self) -> None:
-        from ..sim.session import boards_of
-
-        if self.args.game == "bridge":
-            from ..sim.bridge import pace
-        else:
-            from ..sim.nordic import pace
-
-        try:
-            for board_events in boards_of(self.args.game, self.args.boards, self.seed,
-                                          self.args.irregularities):
-                if self.stop.is_set():
-                    return
-                self.play_board(board_events, pace)
-        except Exception as e:  # keep the dashboard up even if a table's simulation breaks
-            log(f"table {self.id} stopped: {type(e).__name__}: {e}")
-
-    def play_board(self, events: list[dict[str, Any]], pace: Callable[[dict], float]) -> None:
-        deals = [e for e in events if e["type"] == "deal"]
-        use_shoe = self.reader is not None and self.shoe is not None
-        board_ev = events[0]
-        if use_shoe and any(e.get("redeal") for e in events):
-            # At a table with a shoe, a misdeal shows as a card from another pack:
-            # card 31 of the first deal duplicates card 5 (and one card is missing).
-            deals[30] = dict(deals[30], card=deals[4]["card"])
-        use_camera = self.camera is not None and self.camera.can_show(events)
-        if self.camera is not None and not use_camera:
-            log(f"table {self.id}: board {board_ev.get('board')} (a redeal or a card taken back) is beyond "
-                "the video simulator; its plays come from the simulator")
-        deal_i = 0
-        for ev in events:
-            if self.stop.is_set():
-                return
-            if ev["type"] == "board":
-                if self.wait(pace(ev)):
-                    return
-                self.node.emit(dict(ev, ts=round(time.time(), 3), source="operator"))
-                if use_shoe:
-                    self.reader.new_board(int(ev.get("board", 0)), str(ev.get("dealer", "N")))
-                    self.shoe.load()
-                continue
-            if ev["type"] == "deal":
-                card = deals[deal_i]["card"]
-                deal_i += 1
-                if self.wait(pace(ev)):
-                    return
-                if use_shoe:
-                    self.shoe.deal(card)
-                    if deal_i % 52 == 0 and not self.reader.wait_dealt(52, 10):
-                        log(f"table {self.id}: the shoe delivered {self.reader.dealt} of 52 cards")
-                else:
-                    self.node.emit(dict(ev, card=card, ts=round(time.time(), 3), source="sim"))
-                continue
-            if use_camera and ev["type"] in ("play", "expose"):
-                for rest in self.camera.play(events, self.stop, self.args.speed):
-                    if self.wait(pace(rest)):
-                        return
-                    self.node.emit(dict(rest, ts=round(time.time(), 3), source="operator"))
-                return
-            if self.wait(pace(ev)):
-                return
-            source = "sim" if ev["type"] in ("play", "retract", "expose") else "operator"
-            self.node.emit(dict(ev, ts=round(time.time(), 3), source=source))
 
 
 # -- the whole demo ----------------------------------------------------------------------

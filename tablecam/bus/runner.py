@@ -41,6 +41,68 @@ def paced(events: Iterator[dict[str, Any]], speed: float, stop: threading.Event)
         yield ev
 
 
+def _run_simulator(cfg: TableConfig, node: TableNode, store: EventStore, stop: threading.Event) -> int:
+    """``[shoe] port = "none"``: the simulator's events straight into the node.
+
+    The simulation is deterministic, so after a crash the node skips exactly
+    what its store already holds and goes on from the next event.
+    """
+    done = store.last_seq(cfg.table.id)
+    source = session_events(cfg.table.game, cfg.sim.boards, cfg.sim.seed, cfg.sim.irregularities,
+                            cfg.table.first_board)
+    n = 0
+    for ev in paced(itertools.islice(source, done, None), cfg.sim.speed, stop):
+        node.emit(ev)
+        n += 1
+    return n
+
+
+def _run_simulated_table(cfg: TableConfig, node: TableNode, store: EventStore, stop: threading.Event,
+                         camera: bool) -> int:
+    """``[shoe] port = "sim"``: deals through a virtual shoe on a pty and the real driver.
+
+    After a crash the table goes on with the board that was interrupted,
+    dealt again from the start (as a director would have it replayed).
+    """
+    from .sources import SimulatedTable, options
+
+    first = cfg.table.first_board
+    stored = list(store.events(cfg.table.id))
+    boards = [se.event.get("board") for se in stored if se.event.get("type") == "board"]
+    if boards and isinstance(boards[-1], int):
+        first = boards[-1] + (1 if stored[-1].event.get("type") == "end" else 0)
+    left = 0 if cfg.sim.boards == 0 else max(0, cfg.sim.boards - (first - cfg.table.first_board))
+    if cfg.sim.boards and not left:
+        return 0
+    before = store.last_seq(cfg.table.id)
+    opts = options(cfg.table.game, cfg.sim.speed, left, cfg.sim.irregularities, shoe=True, camera=camera,
+                   first_board=first)
+    table = SimulatedTable(cfg.table.id, node, opts, cfg.sim.seed, stop,
+                           lambda t, src, st: log.info("%s %s: %s", t, src, st))
+    table.start()
+    while table.is_alive() and not stop.wait(0.2):
+        pass
+    return store.last_seq(cfg.table.id) - before
+
+
+def _run_hardware(cfg: TableConfig, node: TableNode, stop: threading.Event) -> int:
+    """A real shoe on a serial URL and, if configured, a real camera; until stopped."""
+    from .sources import CameraReader, ShoeReader
+
+    before = node.store.last_seq(node.id)
+
+    def health(source: str, state: str) -> None:
+        print(f"tablecam run: {node.id}: {source} {state}", file=sys.stderr)
+
+    if cfg.shoe.port != "none":
+        ShoeReader(cfg.shoe.port, node, cfg.table.game, stop, health, own_boards=True,
+                   dealer=cfg.table.dealer, board=cfg.table.first_board)
+    if cfg.camera.source not in ("none", "sim"):
+        CameraReader(cfg.camera.source, node, cfg.table.game, stop, cfg.camera.config)
+    stop.wait()
+    return node.store.last_seq(node.id) - before
+
+
 def run_table(cfg: TableConfig, stop: threading.Event | None = None) -> int:
     path = cfg.store.path or f"data/{cfg.table.id}.sqlite"
     os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
@@ -56,17 +118,15 @@ def run_table(cfg: TableConfig, stop: threading.Event | None = None) -> int:
         signal.signal(signal.SIGTERM, _term)
         signal.signal(signal.SIGINT, _term)
     node.start()
-    done = store.last_seq(cfg.table.id)
     if node.recovered:
         print(f"tablecam run: {cfg.table.id}: recovered {node.recovered} events from {path}", file=sys.stderr)
-    # The simulator is deterministic: after a crash, skip what the store already holds.
-    source = session_events(cfg.table.game, cfg.sim.boards, cfg.sim.seed, cfg.sim.irregularities,
-                              cfg.table.first_board)
-    source = itertools.islice(source, done, None)
-    n = 0
-    for ev in paced(source, cfg.sim.speed, stop):
-        node.emit(ev)
-        n += 1
+    shoe, camera = cfg.shoe.port, cfg.camera.source
+    if shoe == "none" and camera == "none":
+        n = _run_simulator(cfg, node, store, stop)
+    elif shoe == "sim":
+        n = _run_simulated_table(cfg, node, store, stop, camera == "sim")
+    else:
+        n = _run_hardware(cfg, node, stop)
     print(f"tablecam run: {cfg.table.id}: {n} events emitted, {store.last_seq(cfg.table.id)} stored",
           file=sys.stderr)
     # Give the broker a moment to acknowledge the tail of the outbox.
