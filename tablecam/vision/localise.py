@@ -107,6 +107,12 @@ def _masks(small: np.ndarray) -> list[np.ndarray]:
     # white cut along edges: overlapping cards are one white blob, but the
     # upper card's outline is an edge that splits it
     out.append(cv2.bitwise_and(m1, cv2.bitwise_not(edges)))
+    soft = cv2.dilate(cv2.Canny(cv2.GaussianBlur(gray, (3, 3), 0), 20, 60), np.ones((3, 3), np.uint8))
+    out.append(cv2.bitwise_and(out[2], cv2.bitwise_not(soft)))
+    # local contrast: a card next to a white box or paper is still brighter
+    # than its own surroundings somewhere along its rim
+    block = (max(small.shape[:2]) // 6) | 1
+    out.append(cv2.adaptiveThreshold(white, 255, cv2.ADAPTIVE_THRESH_MEAN_C, cv2.THRESH_BINARY, block, -12))
     k = np.ones((3, 3), np.uint8)
     return [cv2.morphologyEx(m, cv2.MORPH_OPEN, k) for m in out]
 
@@ -145,6 +151,41 @@ def _completions(cnt: np.ndarray, max_area: float, aspect: float = 1.42) -> list
                 hw, hh = ua * (full_along / 2), uo * (full_other / 2)
                 q = np.array([cc - hw - hh, cc + hw - hh, cc + hw + hh, cc - hw + hh], np.float32)
                 out.append(q)
+    return out
+
+
+def _split_at_defects(cnt: np.ndarray, shape: tuple[int, int], max_cuts: int = 4) -> list[np.ndarray]:
+    """Pieces of a blob cut between pairs of its deepest concavities.
+
+    A card touching a white box or another card makes one blob whose outline
+    turns inwards where the two meet; a straight cut between two such
+    concavities separates them.
+    """
+    import cv2
+
+    hull = cv2.convexHull(cnt, returnPoints=False)
+    if hull is None or len(hull) < 4 or len(cnt) < 8:
+        return []
+    try:
+        defects = cv2.convexityDefects(cnt, hull)
+    except cv2.error:
+        return []
+    if defects is None:
+        return []
+    scale = np.sqrt(cv2.contourArea(cnt))
+    deep = sorted((d for d in defects.reshape(-1, 4) if d[3] / 256.0 > 0.06 * scale), key=lambda d: -d[3])[:max_cuts]
+    pts = [tuple(int(v) for v in cnt[d[2], 0]) for d in deep]
+    out = []
+    x, y, w, h = cv2.boundingRect(cnt)
+    for i in range(len(pts)):
+        for j in range(i + 1, len(pts)):
+            m = np.zeros((h + 2, w + 2), np.uint8)
+            cv2.drawContours(m, [cnt - [x - 1, y - 1]], -1, 255, -1)
+            p1 = (pts[i][0] - x + 1, pts[i][1] - y + 1)
+            p2 = (pts[j][0] - x + 1, pts[j][1] - y + 1)
+            cv2.line(m, p1, p2, 0, 3)
+            cs, _ = cv2.findContours(m, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+            out += [c + [x - 1, y - 1] for c in cs]
     return out
 
 
@@ -197,6 +238,14 @@ def find_cards(image: np.ndarray, max_side: int = 900, min_frac: float = 0.004,
                     if it == 0 and a > 2 * min_frac * total:
                         for hq in _completions(c, 0.25 * total):
                             hyps.append((0.0, hq))
+                        for piece in _split_at_defects(c, (sh, sw)):
+                            pa = cv2.contourArea(piece)
+                            if pa < min_frac * total:
+                                continue
+                            pq, pf = _quad_from_contour(piece)
+                            pasp = _aspect(pq)
+                            if 1.15 <= pasp <= 1.85 and pf >= 0.8:
+                                cands.append((pf - abs(pasp - 1.42) * 0.5 - 0.05, pq))
                     continue
                 score = fill - abs(asp - 1.42) * 0.5
                 cands.append((score, quad))
