@@ -196,3 +196,28 @@ def test_grid_red_on_open_alert_grey_when_silent_and_live_health():
         assert "#/table/busy" in page.url
         assert not dialogs, "no script from a forged table ran"
         browser.close()
+
+
+def test_alert_queue_filters_by_table():
+    hub = TableHub()
+    for t in ("3", "12"):
+        hub.ingest(t, {"kind": "lead_out_of_turn", "rule": "Law 56", "message": f"Lead out of turn at {t}.",
+                       "seat": "W", "trick": 1, "id": f"l{t}"})
+    with serve_in_thread(create_app(hub, token=TOKEN)) as base, sync_api.sync_playwright() as p:
+        browser = launch_chromium(p)
+        page = browser.new_page()
+        page.goto(base + "/#/alerts")
+        page.fill("#token", TOKEN)
+        page.click("#login-form button")
+        page.wait_for_selector("#conn.live", timeout=10_000)
+        page.click('nav a[data-view="alerts"]')
+        page.wait_for_selector(".alert", timeout=5_000)
+        assert page.locator(".alert").count() == 2
+        page.select_option("#alert-table", "12")
+        assert page.locator(".alert").count() == 1 and "at 12" in page.inner_text(".alert")
+        hub.ingest("3", {"kind": "revoke", "rule": "Law 61", "message": "Another at 3.", "id": "r3"})
+        time.sleep(0.5)
+        assert page.locator(".alert").count() == 1, "a new alert of another table stays filtered out"
+        page.select_option("#alert-table", "")
+        assert page.locator(".alert").count() == 3
+        browser.close()

@@ -15,6 +15,7 @@ const S = {
   tableFindings: [],
   ws: null,
   alertFilter: "active",
+  alertTable: "",         // "" = every table
   drafts: new Map(),
   frameUrls: new Map(),   // frame id -> object URL of the image (fetched with the token)      // alert id -> {option, text}: what the director is typing survives live updates
   silentAfter: 120,
@@ -63,6 +64,7 @@ async function start() {
     start();
   });
   $("#logout").onclick = () => { sessionStorage.removeItem("tablecam.token"); S.token = ""; location.reload(); };
+  $("#alert-table").onchange = e => { S.alertTable = e.target.value; renderAlerts(); };
   for (const b of document.querySelectorAll("[data-filter]")) b.onclick = () => {
     S.alertFilter = b.dataset.filter;
     for (const x of document.querySelectorAll("[data-filter]")) x.classList.toggle("secondary", x !== b);
@@ -118,6 +120,7 @@ function onMessage(msg) {
     case "alert":
       if (!S.alerts.has(msg.alert.id)) flashAlerts();
       S.alerts.set(msg.alert.id, msg.alert);
+      renderTableFilter();
       renderAlert(msg.alert);
       renderCount();
       break;
@@ -352,7 +355,7 @@ function renderCount() {
 }
 
 function visible(a) {
-  return S.alertFilter === "all" || a.state !== "ruled";
+  return (S.alertFilter === "all" || a.state !== "ruled") && (!S.alertTable || a.table === S.alertTable);
 }
 
 function alertHTML(a) {
@@ -466,7 +469,17 @@ function renderAlert(a, force) {
   renderAlertsSummary();
 }
 
+function renderTableFilter() {
+  const sel = $("#alert-table");
+  const ids = [...new Set([...S.alerts.values()].map(a => a.table))].sort((a, b) => a.localeCompare(b, undefined, { numeric: true }));
+  const have = [...sel.options].map(o => o.value).slice(1);
+  if (have.join("\u0000") === ids.join("\u0000")) return;
+  sel.innerHTML = '<option value="">all tables</option>' + ids.map(id =>
+    `<option value="${esc(id)}" ${id === S.alertTable ? "selected" : ""}>${esc(id)}</option>`).join("");
+}
+
 function renderAlerts() {
+  renderTableFilter();
   const list = $("#alerts");
   const all = [...S.alerts.values()].sort((x, y) => y.id - x.id).filter(visible);
   list.innerHTML = all.map(alertHTML).join("") || '<p class="muted">No alerts.</p>';
