@@ -32,8 +32,9 @@ def register(sub: Any) -> None:
         v.add_argument("--fps", type=float, default=25.0)
         v.add_argument("--deck", default="drawn-sans", help="deck design (tablecam.vision.faces.list_decks(), or 'plain')")
         v.add_argument("--seed", type=int, default=1, help="layout, hand passes and noise")
-        v.add_argument("--layout", choices=("zones", "centre"), default="zones",
-                       help="zones: a card in front of each player (bridge); centre: trick in the middle")
+        v.add_argument("--layout", choices=("zones", "centre", "pile"), default="zones",
+                       help="zones: a card in front of each player (bridge); centre: the trick in the middle, "
+                            "cards apart; pile: the trick in the middle, cards overlapping")
         v.add_argument("--no-lighting", action="store_true", help="constant light")
         v.add_argument("--no-hand-passes", action="store_true", help="no extra hands sweeping over the table")
         v.add_argument("--knock-at", type=float, default=None, metavar="SECONDS",

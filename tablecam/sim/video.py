@@ -78,7 +78,7 @@ class SimOptions:
     approach_s: float = 0.55
     withdraw_s: float = 0.3
     turn_pause_s: float = 0.9
-    layout: str = "zones"             # "zones" (bridge) or "centre" (trick in the middle)
+    layout: str = "zones"             # "zones" (bridge), "centre" (apart, mid-table) or "pile" (overlapping)
     max_tricks: int | None = None
     codec: str = "mp4v"
     bump_at: float | None = None      # the camera is knocked at this time ...
@@ -158,7 +158,7 @@ def plan_scene(events: Iterable[Event], opt: SimOptions) -> Scene:
 
     def rest_point(seat: Seat) -> tuple[float, float]:
         dx, dy = SEAT_DIR[seat]
-        off = 130.0 if opt.layout == "zones" else 80.0
+        off = {"zones": 130.0, "centre": 80.0, "pile": 38.0}[opt.layout]
         jx, jy = rng.uniform(-8, 8), rng.uniform(-8, 8)
         return cx + dx * off + jx, cy + dy * off + jy
 
@@ -253,7 +253,8 @@ def plan_scene(events: Iterable[Event], opt: SimOptions) -> Scene:
         if card in exposed:                    # a card shown earlier is played: lift it first
             exposed.pop(card).until = t
         x, y = rest_point(seat)
-        trk, rest = bring(seat, card, x, y, SEAT_ANGLE[seat] + rng.uniform(-12, 12))
+        spread = 25 if opt.layout == "pile" else 12
+        trk, rest = bring(seat, card, x, y, SEAT_ANGLE[seat] + rng.uniform(-spread, spread))
         cards.append(trk)
         trick.append((seat, trk))
         truth.append(Event("play", {"seat": seat, "card": ev.card}, ts=frame_ts(rest), source="sim"))

@@ -234,6 +234,20 @@ class CameraPipeline:
                 return self._warp(img, better)
         return self._warp(img, order_quad(self.cal.table_to_image(_grow(q, grow_mm))))
 
+    @staticmethod
+    def _card_rect(mask: np.ndarray, cw_px: float, ch_px: float) -> Any:
+        """Minimum-area rectangle of the largest blob, if it has a card's size."""
+        import cv2
+
+        cnts, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+        if not cnts:
+            return None
+        rect = cv2.minAreaRect(max(cnts, key=cv2.contourArea))
+        short, long_ = sorted(rect[1])
+        if not (0.85 * cw_px <= short <= 1.15 * cw_px and 0.85 * ch_px <= long_ <= 1.15 * ch_px):
+            return None
+        return rect
+
     def _warp(self, img: np.ndarray, src: np.ndarray, size: tuple[int, int] = (CROP_W, CROP_H)) -> np.ndarray:
         import cv2
 
@@ -261,13 +275,14 @@ class CameraPipeline:
         tv = max(float(np.median(border)), 8.0)
         mask = ((v > self.cfg.white_ratio * tv) & (s < self.cfg.max_saturation)).astype(np.uint8)
         mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, np.ones((7, 7), np.uint8))
-        cnts, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
-        if not cnts:
-            return None
-        c = max(cnts, key=cv2.contourArea)
-        (_, _), (rw, rh), _ = rect = cv2.minAreaRect(c)
-        short, long_ = sorted((rw, rh))
-        if not (0.85 * cw * ppm <= short <= 1.15 * cw * ppm and 0.85 * ch * ppm <= long_ <= 1.15 * ch * ppm):
+        rect = self._card_rect(mask, cw * ppm, ch * ppm)
+        if rect is None:
+            # a card on a pile: the white around it is other cards; keep to the card's own outline
+            m = int(round((margin_mm - 2.0) * ppm))
+            inner = np.zeros_like(mask)
+            inner[m:H - m, m:W - m] = 1
+            rect = self._card_rect(mask & inner, cw * ppm, ch * ppm)
+        if rect is None:
             return None
         box = cv2.boxPoints(rect).reshape(-1, 1, 2).astype(np.float64)
         back = cv2.perspectiveTransform(box, np.linalg.inv(M)).reshape(4, 2)

@@ -101,6 +101,8 @@ class StabilityTracker:
         self._next_id = 1
         self.last_white: np.ndarray | None = None
         self.last_table: np.ndarray | None = None
+        self.rest_scene: np.ndarray | None = None     # the view where nothing moved lately
+        self.still: np.ndarray | None = None          # frames each pixel has been still
 
     # -- masks -------------------------------------------------------------
     def _masks(self, view: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -158,11 +160,27 @@ class StabilityTracker:
             new_cands.append(c)
             if c.count >= N and not c.done:
                 c.done = True
-                if not any(self._same_place(p, b) for p in self.placed):
-                    quad = self._quad(labels, b)
-                    if quad is not None and self._card_shaped(quad, b) and not self._covers_placed(labels, b):
+                quad = self._quad(labels, b)
+                if quad is None:
+                    continue
+                if self._card_shaped(quad, b):
+                    if not any(self._same_place(p, b) for p in self.placed) and not self._covers_placed(labels, b):
                         out.append(Rest(b, quad, c.first_ts, c.first_frame))
+                elif self.rest_scene is not None:
+                    # cards overlapping (a trick pile): look for a card-shaped change on the pile
+                    top = self._changed_card(view, labels, b)
+                    if top is not None:
+                        out.append(Rest(b, top, c.first_ts, c.first_frame))
         self.candidates = new_cands
+
+        # the scene at rest: pixels still for 4N frames (so a card coming to rest now is not in it yet)
+        if self.rest_scene is None or self.rest_scene.shape != view.shape:
+            self.rest_scene = view.copy()
+            self.still = np.zeros(view.shape[:2], np.uint16)
+        else:
+            self.still = np.where(moving, 0, np.minimum(self.still + 1, 10000)).astype(np.uint16)
+            upd = self.still >= 4 * N
+            self.rest_scene[upd] = view[upd]
 
         # 2. placed cards that left
         for p in list(self.placed):
@@ -202,6 +220,40 @@ class StabilityTracker:
         fill = b.area / max(e1 * e2, 1e-6)
         return 0.8 * cw <= short <= 1.25 * cw and 0.8 * ch <= long_ <= 1.25 * ch and fill >= 0.8
 
+    def _changed_card(self, view: np.ndarray, labels: np.ndarray, b: Blob) -> np.ndarray | None:
+        """A card laid on a pile: the card-shaped part of the blob that differs from the scene at rest.
+
+        The new card hides what was there (table, or the faces of the cards
+        below it), so where it lies the view changed; a hand that passed over
+        the pile and left changes nothing.
+        """
+        import cv2
+
+        assert self.rest_scene is not None
+        x, y, w, h = b.bbox
+        blob = labels[y:y + h, x:x + w] == b.label
+        diff = cv2.absdiff(view[y:y + h, x:x + w], self.rest_scene[y:y + h, x:x + w]).max(axis=2)
+        changed = ((diff > 45) & blob).astype(np.uint8)
+        if changed.sum() < 0.35 * self.card_area:
+            return None
+        changed = cv2.morphologyEx(changed, cv2.MORPH_CLOSE, np.ones((5, 5), np.uint8))
+        n, lab, st, _ = cv2.connectedComponentsWithStats(changed, connectivity=8)
+        if n < 2:
+            return None
+        k = 1 + int(np.argmax(st[1:, cv2.CC_STAT_AREA]))
+        pts = cv2.findNonZero((lab == k).astype(np.uint8))
+        hull = cv2.convexHull(pts)
+        box = cv2.boxPoints(cv2.minAreaRect(hull)).astype(np.float64)
+        e1 = float(np.linalg.norm(box[1] - box[0]))
+        e2 = float(np.linalg.norm(box[2] - box[1]))
+        short, long_ = sorted((e1, e2))
+        cw, ch = (v * self.ppm for v in self.cfg.card_mm)
+        if not (0.8 * cw <= short <= 1.25 * cw and 0.8 * ch <= long_ <= 1.25 * ch):
+            return None
+        if cv2.contourArea(hull) < 0.75 * e1 * e2:
+            return None
+        return box + np.array([x, y], np.float64)
+
     def _covers_placed(self, labels: np.ndarray, b: Blob) -> bool:
         """Most of this blob lies on a card already placed (seen again after a hand moved)."""
         import cv2
@@ -239,6 +291,7 @@ class StabilityTracker:
             p.empty_count, p.empty_since = 0, None
         self.candidates = []
         self.prev_v = None
+        self.rest_scene = None
 
     def place(self, rest: Rest, info: dict[str, Any]) -> Placed:
         """The pipeline accepted this resting blob as a card (or a back): track it."""
