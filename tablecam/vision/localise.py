@@ -113,6 +113,17 @@ def _masks(small: np.ndarray) -> list[np.ndarray]:
     # than its own surroundings somewhere along its rim
     block = (max(small.shape[:2]) // 6) | 1
     out.append(cv2.adaptiveThreshold(white, 255, cv2.ADAPTIVE_THRESH_MEAN_C, cv2.THRESH_BINARY, block, -12))
+    # "not the table": distance in Lab from the table colour (the median of
+    # the image border) - finds face-down cards and court cards whose
+    # picture breaks the white mask
+    lab = cv2.cvtColor(cv2.GaussianBlur(small, (5, 5), 0), cv2.COLOR_BGR2LAB).astype(np.float32)
+    bw = max(2, min(small.shape[:2]) // 20)
+    ring = np.concatenate([lab[:bw].reshape(-1, 3), lab[-bw:].reshape(-1, 3),
+                           lab[:, :bw].reshape(-1, 3), lab[:, -bw:].reshape(-1, 3)])
+    dist = np.linalg.norm(lab - np.median(ring, axis=0), axis=2)
+    dist = np.clip(dist * (255.0 / max(1.0, float(np.percentile(dist, 99.5)))), 0, 255).astype(np.uint8)
+    _, m4 = cv2.threshold(dist, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
+    out.append(cv2.morphologyEx(m4, cv2.MORPH_CLOSE, np.ones((5, 5), np.uint8)))
     k = np.ones((3, 3), np.uint8)
     return [cv2.morphologyEx(m, cv2.MORPH_OPEN, k) for m in out]
 
@@ -265,7 +276,8 @@ def find_cards(image: np.ndarray, max_side: int = 900, min_frac: float = 0.004,
         for k in kept:
             if k is q:
                 continue
-            if cv2.contourArea(k) > 1.6 * cv2.contourArea(q) and all(
+            ratio = cv2.contourArea(k) / max(1.0, cv2.contourArea(q))
+            if 1.3 < ratio < 2.8 and all(
                     cv2.pointPolygonTest(k.reshape(-1, 1, 2), (float(x), float(y)), True) > -3 for x, y in q):
                 inside = True
                 break
