@@ -197,10 +197,25 @@ class TableState:
         self.open_by_severity: dict[str, int] = {}
         self.board_event: Event | None = None     # the latest ``board`` event, judged or not
         self.frames: collections.deque[Frame] = collections.deque(maxlen=FRAMES_KEPT)
+        self._snap: tuple[tuple[Any, ...], dict[str, Any]] | None = None
 
     # -- views ---------------------------------------------------------------
     def snapshot(self) -> dict[str, Any]:
-        """The board in progress (or the last one), as plain JSON."""
+        """The board in progress (or the last one), as plain JSON.
+
+        Cached until the next event: the grid, the table views and the REST
+        API all ask for it after every change, the engine is asked once.
+        Callers must not modify the returned dict.
+        """
+        b = self.table.board
+        key = (self.table.count, id(b), bool(b and b.finished), len(self.log))
+        if self._snap is not None and self._snap[0] == key:
+            return self._snap[1]
+        snap = self._snapshot()
+        self._snap = (key, snap)
+        return snap
+
+    def _snapshot(self) -> dict[str, Any]:
         b = self.table.board
         if b is None or (self.board_event is not None and b.board_event is not self.board_event):
             return unjudged_snapshot(self.board_event)
