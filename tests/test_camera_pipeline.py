@@ -124,7 +124,8 @@ def test_trick_in_the_centre_for_other_games(tmp_path):
     assert [_key(e) for e in out] == [_key(e) for e in truth(tp) if e["type"] in ("play", "trick_turned")]
 
 
-def test_overlapping_trick_pile_gives_one_play_per_card_by_the_right_seat(tmp_path):
+@pytest.mark.parametrize("game,fps,seed", [("whist", 15, 1), ("vira", 25, 3)])
+def test_overlapping_trick_pile_gives_one_play_per_card_by_the_right_seat(tmp_path, game, fps, seed):
     """Whist, cards laid overlapping in the centre, hands sweeping over the pile.
 
     Each card laid on the pile is found as the card-shaped change on it and
@@ -132,9 +133,9 @@ def test_overlapping_trick_pile_gives_one_play_per_card_by_the_right_seat(tmp_pa
     classifier's business: the template stand-in here misreads some of these
     crops (diamonds for hearts), so this test checks who played and when.
     """
-    opt = SimOptions(fps=15, seed=1, max_tricks=2, layout="pile", pass_prob=1.0, plane_ppm=1.25)
-    tp, _, scene = render_video(random_deal_log(1, tricks=3, game="whist"), tmp_path / "pile.mp4", opt)
-    _, out = _run(tmp_path / "pile.mp4", game="whist")
+    opt = SimOptions(fps=fps, seed=seed, max_tricks=2, layout="pile", pass_prob=1.0, plane_ppm=1.25)
+    tp, _, scene = render_video(random_deal_log(seed, tricks=3, game=game), tmp_path / "pile.mp4", opt)
+    _, out = _run(tmp_path / "pile.mp4", game=game)
     gt = [e for e in truth(tp) if e["type"] in ("play", "trick_turned")]
     assert [(e["type"], e.get("seat")) for e in out] == [(e["type"], e.get("seat")) for e in gt]
     for g, e in zip(gt, out):
