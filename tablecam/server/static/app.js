@@ -273,7 +273,7 @@ function renderBoard() {
   const live = st.trick && st.trick.cards && st.trick.cards.length;
   const last = done[done.length - 1];
   const trick = live ? st.trick : (last || { cards: [] });
-  const label = live ? `trick ${done.length + 1}` : (last ? `trick ${done.length}, won by ${last.winner || "?"}` : "");
+  const label = live ? `trick ${done.length + 1}` : (last ? `trick ${done.length} \u2192 ${last.winner || "?"}` : "");
   el.innerHTML = `<div class="compass"><div class="n">${h("N")}</div><div class="w">${h("W")}</div>
       <div class="t">${trickHTML(trick, label)}</div><div class="e">${h("E")}</div><div class="s">${h("S")}</div></div>
       ${piles.map(p => `<p>${esc(p)}: ${(dealt[p] || []).map(c => cardHTML(c)).join("")}</p>`).join("")}`;
@@ -288,7 +288,7 @@ function appendLog(e, bulk) {
   if (!log) return;
   const atEnd = log.scrollTop + log.clientHeight >= log.scrollHeight - 30;
   const div = document.createElement("div");
-  div.textContent = eventText(e);
+  div.innerHTML = eventHTML(e);  // every field escaped inside eventHTML
   if (e.type === "unreadable") div.className = "bad";
   log.appendChild(div);
   if (!bulk && atEnd) log.scrollTop = log.scrollHeight;
