@@ -19,6 +19,7 @@ from __future__ import annotations
 import json
 import logging
 import threading
+import time
 from typing import Any, Callable
 
 from .bus.base import Bus, Message
@@ -44,7 +45,8 @@ class TableNode:
 
     def __init__(self, table_id: str, store: EventStore, bus: Bus,
                  rulesets: dict[str, dict[str, Any]] | None = None,
-                 on_findings: Callable[[list[Finding]], None] | None = None) -> None:
+                 on_findings: Callable[[list[Finding]], None] | None = None,
+                 state_interval: float = 1.0) -> None:
         self.id = table_id
         self.store = store
         self.bus = bus
@@ -52,6 +54,12 @@ class TableNode:
         self.on_findings = on_findings
         self.listeners: list[Callable[[dict[str, Any]], None]] = []  # e.g. the camera's fusion wants the deal
         self._lock = threading.RLock()
+        # The retained state is a convenience for late subscribers; building and
+        # parsing a full snapshot per event costs more than the event itself, so
+        # it goes out at most every ``state_interval`` s and at each board's start
+        # and end (events and findings always go out at once).
+        self.state_interval = state_interval
+        self._state_at = 0.0
         self.recovered = 0
         for se in store.events(table_id):
             self.table.apply(to_item(se.event, se.seq - 1))
@@ -84,7 +92,10 @@ class TableNode:
             self._publish_event(seq, event)
             for f in findings:
                 self.bus.publish(Message(self.id, "findings", dict(f.to_dict(), origin="engine"), seq))
-            self._publish_state(seq)
+            now = time.monotonic()
+            if now - self._state_at >= self.state_interval or event.get("type") in ("board", "end"):
+                self._state_at = now
+                self._publish_state(seq)
         for listener in self.listeners:
             listener(event)
         if findings and self.on_findings:
