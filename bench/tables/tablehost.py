@@ -33,13 +33,14 @@ def serve_inproc(bus, port: int) -> None:
 
     from tablecam.bus.station import Station
     from tablecam.server.app import create_app
+    from tablecam.server.config import websocket_impl
     from tablecam.server.hub import TableHub
 
     hub = TableHub()
     Station(bus, sink=lambda t, s, ev: hub.ingest(t, ev)).start()
     app = create_app(hub, token=os.environ.get("TABLECAM_DIRECTOR_TOKEN"))
     server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning",
-                                           ws="websockets-sansio"))
+                                           ws=websocket_impl()))
     threading.Thread(target=server.run, daemon=True).start()
     deadline = time.time() + 30
     while not server.started and time.time() < deadline:

@@ -127,6 +127,7 @@ def run_demo(args: argparse.Namespace) -> int:
 
         from ..server.app import create_app
         from ..server.broadcast import BroadcastDelay
+        from ..server.config import websocket_impl
         from ..server.hub import TableHub
     except ImportError as e:  # pragma: no cover
         log(f"the dashboard cannot start: {e}")
@@ -178,7 +179,7 @@ def run_demo(args: argparse.Namespace) -> int:
         f"event stores in {data_dir}")
     log(f"dashboard http://{args.host}:{args.port}/   broadcast http://{args.host}:{args.port}/broadcast")
     try:
-        uvicorn.run(app, host=args.host, port=args.port, log_level="warning", ws="websockets-sansio")
+        uvicorn.run(app, host=args.host, port=args.port, log_level="warning", ws=websocket_impl())
     finally:
         stop.set()
         station.stop()

@@ -59,6 +59,10 @@ class LiveShoe:
     def load(self) -> None:
         self.q.put(("loaded", None))
 
+    def empty(self) -> None:
+        """The last card has left: the shoe reports itself empty (SHOE_EMPTY)."""
+        self.q.put(("emptied", None))
+
     def _run(self) -> None:
         last_hb = 0.0
         while not self.stop.is_set():
@@ -68,6 +72,8 @@ class LiveShoe:
                     self.shoe.card(arg)
                 elif kind == "loaded":
                     self.shoe.loaded()
+                elif kind == "emptied":
+                    self.shoe.emptied()
             except queue.Empty:
                 pass
             now = time.monotonic()
@@ -208,6 +214,8 @@ class SimulatedTable(threading.Thread):
                     return
                 if use_shoe:
                     self.shoe.deal(card)
+                    if deal_i % 52 == 0:
+                        self.shoe.empty()
                     if deal_i % 52 == 0 and not self.reader.wait_dealt(52, 10):
                         log(f"table {self.id}: the shoe delivered {self.reader.dealt} of 52 cards")
                 else:
