@@ -54,28 +54,11 @@ def test_whist_kortgivningen_replay_reports_misdeal(tmp_path):
 
 def test_whist_deal_sequence_from_the_shoe_passes_the_deal_rules():
     """The shoe tracker's deal events (tablecam.shoe) satisfy this engine's dealing rules."""
-    import itertools
-
-    import pytest
-
-    sim = pytest.importorskip("tablecam.shoe.sim")
-    tracker = pytest.importorskip("tablecam.shoe.tracker")
-    protocol = pytest.importorskip("tablecam.shoe.protocol")
-    driver = pytest.importorskip("tablecam.shoe.driver")
+    from shoe_deals import shoe_deal_events
     from tablecam.engine import replay
-    from tablecam.events import Event
 
-    seq = itertools.count(1)
     for dealer in "NESW":
-        deal = sim.shuffled_deal("whist", seed=ord(dealer))
-        t = tracker.DealTracker("whist", dealer)
-        events = []
-        for c in deal[:len(deal)]:
-            m = driver.ShoeMessage("CARD", next(seq), 0, {"card": c.card, "pack": 1, "confidence": 99,
-                                                        "flags": protocol.FLAG_KITTY if c.kitty else 0}, 0.0)
-            events += [x for x in t.feed(m) if isinstance(x, Event)]
-        events.append(Event("end", {}, index=len(events)))
-        kinds = [f.kind for f in replay(events)]
+        kinds = [f.kind for f in replay(shoe_deal_events("whist", dealer, seed=ord(dealer), cards=None))]
         assert set(kinds) <= {"jernhand"}, (dealer, kinds)
 
 
