@@ -268,12 +268,16 @@ class CameraPipeline:
         dst = np.array([[0, 0], [W - 1, 0], [W - 1, H - 1], [0, H - 1]], np.float32)
         M = cv2.getPerspectiveTransform(src, dst)
         cut = cv2.warpPerspective(img, M, (W, H), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
-        hsv = cv2.cvtColor(cut, cv2.COLOR_BGR2HSV)
-        v, s = hsv[..., 2], hsv[..., 1]
+        # the card: everything that does not look like the table seen at the cut's border
+        lab = cv2.cvtColor(cut, cv2.COLOR_BGR2LAB).astype(np.int16)
         b = max(3, int(margin_mm * ppm / 3))
-        border = np.concatenate([v[:b].ravel(), v[-b:].ravel(), v[:, :b].ravel(), v[:, -b:].ravel()])
-        tv = max(float(np.median(border)), 8.0)
-        mask = ((v > self.cfg.white_ratio * tv) & (s < self.cfg.max_saturation)).astype(np.uint8)
+        border = np.concatenate([lab[:b].reshape(-1, 3), lab[-b:].reshape(-1, 3),
+                                 lab[:, :b].reshape(-1, 3), lab[:, -b:].reshape(-1, 3)])
+        ref = np.median(border, axis=0)
+        # brighter than the table, or another colour; a shadow (darker, same colour) is not the card
+        chroma = np.abs(lab[..., 1] - ref[1]) + np.abs(lab[..., 2] - ref[2])
+        mask = ((lab[..., 0] > ref[0] + 30) | (chroma > 25)).astype(np.uint8)
+        mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
         mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, np.ones((7, 7), np.uint8))
         rect = self._card_rect(mask, cw * ppm, ch * ppm)
         if rect is None:

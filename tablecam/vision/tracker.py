@@ -135,12 +135,19 @@ class StabilityTracker:
 
         white, table, moving, _ = self._masks(view)
         self.last_white, self.last_table = white, table
-        n, labels, stats, cents = cv2.connectedComponentsWithStats(white, connectivity=8)
+        # Things on the table: whatever is not bare table. A card is such a patch that is
+        # partly card stock (pale): a court card whose picture covers most of its face
+        # still has its pale border and corners, a hand or a shadow has none.
+        k = np.ones((3, 3), np.uint8)
+        fg = cv2.morphologyEx((~table).astype(np.uint8), cv2.MORPH_OPEN, k)
+        fg = cv2.morphologyEx(fg, cv2.MORPH_CLOSE, k)
+        n, labels, stats, cents = cv2.connectedComponentsWithStats(fg, connectivity=8)
+        pale = np.bincount(labels.ravel(), weights=white.ravel().astype(np.float64), minlength=n)
         min_area = self.cfg.min_card_fraction * self.card_area
         blobs = []
         for i in range(1, n):
             area = float(stats[i, cv2.CC_STAT_AREA])
-            if area < min_area:
+            if area < min_area or pale[i] < 0.12 * self.card_area:
                 continue
             x, y, w, h = (int(a) for a in stats[i, :4])
             blobs.append(Blob(float(cents[i, 0]), float(cents[i, 1]), area, (x, y, w, h), i))
