@@ -198,6 +198,7 @@ def test_unreadable_frames_cost_nothing_but_themselves():
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(1200)
 def test_full_deal_at_25_fps_gives_the_exact_log_on_time(tmp_path):
     """13 tricks, exposes, hand passes, lighting: the whole log, every play within 300 ms."""
     opt = SimOptions(fps=25, seed=13, pass_prob=0.6)
@@ -210,6 +211,7 @@ def test_full_deal_at_25_fps_gives_the_exact_log_on_time(tmp_path):
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(1200)
 def test_full_deal_with_shipped_model(tmp_path):
     pytest.importorskip("tablecam.vision.detector")
     from tablecam.vision.classify import MODELS_DIR
