@@ -85,7 +85,7 @@ def test_classify_card_on_held_out_deck_renders(detector):
             card, conf, probs = detector.classify_card(render_face(code, deck))
             n += 1
             ok += card == code
-            assert card in probs
+            assert card in probs or card == "none"
     assert ok / n >= 0.9, ok / n
 
 

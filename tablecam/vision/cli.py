@@ -46,6 +46,8 @@ def register(sub) -> None:
     t.add_argument("--lr", type=float, default=3e-3)
     t.add_argument("--init", default=None, help="start from this stage's .pt weights")
     t.add_argument("--data-dir", default="data", help="cache for rendered training arrays")
+    t.add_argument("--data-seeds", default=None,
+                   help="comma-separated seeds of the rendered sets to train on (default: --seed)")
     t.set_defaults(func=cmd_train)
 
 
@@ -116,6 +118,7 @@ def cmd_train(args) -> int:
 
     meta = train_classifier(Path(args.out), n=args.samples, epochs=args.epochs, seed=args.seed,
                             threads=args.threads, init=Path(args.init) if args.init else None,
-                            data_dir=Path(args.data_dir), lr=args.lr, width=args.width)
+                            data_dir=Path(args.data_dir), lr=args.lr, width=args.width,
+                            data_seeds=[int(v) for v in args.data_seeds.split(",")] if args.data_seeds else None)
     print(json.dumps({"wall_seconds": meta["recipe"]["wall_seconds"], "history": meta["history"][-1]}))
     return 0

@@ -59,7 +59,8 @@ def _dataset(n: int, seed: int, cache: Path, progress: bool):
 
 def train_classifier(out_dir: Path, n: int = 30000, epochs: int = 8, seed: int = 0, threads: int = 2,
                      init: Path | None = None, data_dir: Path = Path("data"), batch: int = 128,
-                     lr: float = 3e-3, progress: bool = True, width: int = 16) -> dict:
+                     lr: float = 3e-3, progress: bool = True, width: int = 16,
+                     data_seeds: list[int] | None = None) -> dict:
     import torch
     import torch.nn.functional as F
 
@@ -70,7 +71,10 @@ def train_classifier(out_dir: Path, n: int = 30000, epochs: int = 8, seed: int =
     np.random.seed(seed)
     torch.set_num_threads(threads)
     torch.use_deterministic_algorithms(True)
-    x, y, decks = _dataset(n, seed, data_dir, progress)
+    parts = [_dataset(n, s, data_dir, progress) for s in (data_seeds or [seed])]
+    x = np.concatenate([p[0] for p in parts])
+    y = np.concatenate([p[1] for p in parts])
+    decks = parts[-1][2]
     t_data = time.time() - t0
     xt = torch.from_numpy(x)
     yt = torch.from_numpy(y)
@@ -132,6 +136,7 @@ def train_classifier(out_dir: Path, n: int = 30000, epochs: int = 8, seed: int =
         "recipe": {
             "command": " ".join(sys.argv),
             "samples": int(len(xt)), "epochs": epochs, "seed": seed, "threads": threads,
+            "data_seeds": data_seeds or [seed],
             "batch": batch, "lr": lr, "width": width, "init": str(init) if init else None,
             "train_decks": decks, "data_seconds": round(t_data, 1), "wall_seconds": round(wall, 1),
             "torch": torch.__version__, "machine": platform.processor() or platform.machine(),
