@@ -25,7 +25,7 @@ MODEL = ROOT / "models" / "card_classifier.onnx"
 pytestmark = pytest.mark.skipif(not MODEL.exists(), reason="no shipped model in models/")
 
 # Real photos of single cards and of two to four overlapping cards (test split).
-SINGLE = ["IMG_2383", "IMG_2384", "IMG_2385"]
+SINGLE = ["IMG_2383", "IMG_2403", "IMG_2395"]
 
 
 def _photo(name: str) -> Path:
