@@ -142,15 +142,15 @@ class StabilityTracker:
         fg = cv2.morphologyEx((~table).astype(np.uint8), cv2.MORPH_OPEN, k)
         fg = cv2.morphologyEx(fg, cv2.MORPH_CLOSE, k)
         n, labels, stats, cents = cv2.connectedComponentsWithStats(fg, connectivity=8)
-        pale = np.bincount(labels.ravel(), weights=white.ravel().astype(np.float64), minlength=n)
         min_area = self.cfg.min_card_fraction * self.card_area
         blobs = []
-        for i in range(1, n):
-            area = float(stats[i, cv2.CC_STAT_AREA])
-            if area < min_area or pale[i] < 0.12 * self.card_area:
-                continue
+        for i in np.nonzero(stats[1:, cv2.CC_STAT_AREA] >= min_area)[0] + 1:
             x, y, w, h = (int(a) for a in stats[i, :4])
-            blobs.append(Blob(float(cents[i, 0]), float(cents[i, 1]), area, (x, y, w, h), i))
+            pale = int(np.count_nonzero(white[y:y + h, x:x + w][labels[y:y + h, x:x + w] == i]))
+            if pale < 0.12 * self.card_area:
+                continue
+            area = float(stats[i, cv2.CC_STAT_AREA])
+            blobs.append(Blob(float(cents[i, 0]), float(cents[i, 1]), area, (x, y, w, h), int(i)))
         out: list[Rest | Gone] = []
         N = self.cfg.stable_frames
 
@@ -185,9 +185,10 @@ class StabilityTracker:
             self.rest_scene = view.copy()
             self.still = np.zeros(view.shape[:2], np.uint16)
         else:
-            self.still = np.where(moving, 0, np.minimum(self.still + 1, 10000)).astype(np.uint16)
+            self.still = cv2.add(self.still, 1)          # saturates at 65535
+            self.still[moving] = 0
             upd = self.still >= 4 * N
-            self.rest_scene[upd] = view[upd]
+            np.copyto(self.rest_scene, view, where=upd[..., None])
 
         # 2. placed cards that left
         for p in list(self.placed):
