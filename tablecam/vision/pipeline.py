@@ -268,24 +268,32 @@ class CameraPipeline:
         dst = np.array([[0, 0], [W - 1, 0], [W - 1, H - 1], [0, H - 1]], np.float32)
         M = cv2.getPerspectiveTransform(src, dst)
         cut = cv2.warpPerspective(img, M, (W, H), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
-        # the card: everything that does not look like the table seen at the cut's border
+        # The card's outline: first its pale card stock (the tightest outline), else - a court card
+        # whose picture fills the face - everything brighter than the table or of another colour
+        # (a shadow, darker but the table's colour, is not the card). On a pile the cards below
+        # join in: then only the card's own surroundings count.
+        hsv = cv2.cvtColor(cut, cv2.COLOR_BGR2HSV)
         lab = cv2.cvtColor(cut, cv2.COLOR_BGR2LAB).astype(np.int16)
         b = max(3, int(margin_mm * ppm / 3))
-        border = np.concatenate([lab[:b].reshape(-1, 3), lab[-b:].reshape(-1, 3),
-                                 lab[:, :b].reshape(-1, 3), lab[:, -b:].reshape(-1, 3)])
-        ref = np.median(border, axis=0)
-        # brighter than the table, or another colour; a shadow (darker, same colour) is not the card
+        ring = np.zeros((H, W), bool)
+        ring[:b], ring[-b:], ring[:, :b], ring[:, -b:] = True, True, True, True
+        tv = max(float(np.median(hsv[..., 2][ring])), 8.0)
+        pale = (hsv[..., 2] > self.cfg.white_ratio * tv) & (hsv[..., 1] < self.cfg.max_saturation)
+        ref = np.median(lab[ring], axis=0)
         chroma = np.abs(lab[..., 1] - ref[1]) + np.abs(lab[..., 2] - ref[2])
-        mask = ((lab[..., 0] > ref[0] + 30) | (chroma > 25)).astype(np.uint8)
-        mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
-        mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, np.ones((7, 7), np.uint8))
-        rect = self._card_rect(mask, cw * ppm, ch * ppm)
-        if rect is None:
-            # a card on a pile: the white around it is other cards; keep to the card's own outline
-            m = int(round((margin_mm - 2.0) * ppm))
-            inner = np.zeros_like(mask)
-            inner[m:H - m, m:W - m] = 1
-            rect = self._card_rect(mask & inner, cw * ppm, ch * ppm)
+        other = (lab[..., 0] > ref[0] + 30) | (chroma > 25)
+        m = int(round((margin_mm - 2.0) * ppm))
+        inner = np.zeros((H, W), np.uint8)
+        inner[m:H - m, m:W - m] = 1
+        rect = None
+        for raw, opened in ((pale, False), (other, True)):
+            mask = raw.astype(np.uint8)
+            if opened:
+                mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+            mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, np.ones((7, 7), np.uint8))
+            rect = self._card_rect(mask, cw * ppm, ch * ppm) or self._card_rect(mask & inner, cw * ppm, ch * ppm)
+            if rect is not None:
+                break
         if rect is None:
             return None
         box = cv2.boxPoints(rect).reshape(-1, 1, 2).astype(np.float64)
