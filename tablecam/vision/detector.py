@@ -61,16 +61,22 @@ class CardDetector:
     ``min_conf`` 0.6 was chosen on the *train* split of the real photos
     (precision 0.75 / recall 0.67 there, against 0.48 / 0.75 at 0.35): the
     localiser proposes many non-card quads and the ``none`` class does not
-    reject all of them.
+    reject all of them.  ``candidate_iou`` 0.85 keeps near-duplicate quads
+    of one card for the classifier and lets the surer read win afterwards
+    (``nms_iou``): train split recall 0.674 -> 0.710, rank accuracy 0.649 ->
+    0.685, precision 0.735 -> 0.712.
     """
 
     def __init__(self, model_dir: str | Path | None = None, threads: int = 1,
-                 min_conf: float = 0.6, max_side: int = 900):
+                 min_conf: float = 0.6, max_side: int = 900, nms_iou: float = 0.5,
+                 candidate_iou: float = 0.85):
         self.model_dir = Path(model_dir) if model_dir else MODELS_DIR
         self.classifier = CornerClassifier(self.model_dir / "card_classifier.onnx", threads=threads)
         self.classes = self.classifier.classes
         self.min_conf = min_conf
         self.max_side = max_side
+        self.nms_iou = nms_iou
+        self.candidate_iou = candidate_iou
 
     def classify_card(self, crop_bgr: np.ndarray) -> tuple[str, float, dict[str, float]]:
         """Read an already rectified card image (upright or upside down,
@@ -92,7 +98,7 @@ class CardDetector:
             image_bgr = cv2.cvtColor(image_bgr, cv2.COLOR_GRAY2BGR)
         elif image_bgr.shape[2] == 4:
             image_bgr = image_bgr[:, :, :3]
-        quads = find_cards(image_bgr, max_side=self.max_side)
+        quads = find_cards(image_bgr, max_side=self.max_side, nms_iou=self.candidate_iou)
         crops = [warp_card(image_bgr, q) for q in quads]
         probs = self.classifier.classify_cards(crops)
         out: list[Detection] = []
@@ -106,18 +112,25 @@ class CardDetector:
             h, w = image_bgr.shape[:2]
             box = (max(0.0, float(x1)), max(0.0, float(y1)), min(float(w), float(x2)), min(float(h), float(y2)))
             out.append(Detection(self.classes[i], float(p[i]), box, q, _top_probs(p, self.classes)))
-        return _one_per_card(out)
+        return _one_per_card(out, self.nms_iou)
 
 
-def _one_per_card(dets: list[Detection]) -> list[Detection]:
+def _one_per_card(dets: list[Detection], nms_iou: float = 0.85) -> list[Detection]:
     """A card is reported once: two detections of the same code whose boxes
-    overlap are one card (keep the surer).  Backs may repeat."""
+    overlap are one card (keep the surer), and of two quads covering the
+    same place (quad IoU above ``nms_iou``) the surer read wins.  Backs may
+    repeat."""
+    from .localise import quad_iou
+
     dets = sorted(dets, key=lambda d: -d.conf)
     kept: list[Detection] = []
     for d in dets:
         dup = False
         for k in kept:
             if k.card == d.card and d.card != "back" and _iou(k.box, d.box) > 0.1:
+                dup = True
+                break
+            if k.quad is not None and d.quad is not None and quad_iou(k.quad, d.quad) > nms_iou:
                 dup = True
                 break
             if _iou(k.box, d.box) > 0.85:

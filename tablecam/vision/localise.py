@@ -213,13 +213,15 @@ def _iou_quads(a: np.ndarray, b: np.ndarray) -> float:
 
 
 def find_cards(image: np.ndarray, max_side: int = 900, min_frac: float = 0.004,
-               max_frac: float = 0.6) -> list[np.ndarray]:
+               max_frac: float = 0.6, nms_iou: float = 0.5) -> list[np.ndarray]:
     """Quadrilaterals of card candidates in ``image`` (BGR, any resolution).
 
     The image is downscaled to ``max_side`` for speed; quads are mapped back
     to input pixels.  Candidates from several masks are merged (the one that
     fills its quad best wins), so a candidate list may hold a few non-cards:
-    the classifier's ``none`` class rejects them.
+    the classifier's ``none`` class rejects them.  With a high ``nms_iou``
+    near-duplicate quads of one card are all returned, so that the caller
+    can keep the one the classifier reads best.
     """
     import cv2
 
@@ -263,12 +265,11 @@ def find_cards(image: np.ndarray, max_side: int = 900, min_frac: float = 0.004,
     cands.sort(key=lambda t: -t[0])
     kept: list[np.ndarray] = []
     for _, q in cands:
-        if all(_iou_quads(q, k) < 0.5 for k in kept):
-            # drop a quad that lies inside a kept one (the picture frame of a court card)
+        if all(_iou_quads(q, k) < nms_iou for k in kept):
             kept.append(q)
     # completions of partly hidden cards, unless a whole-card quad explains them
     for _, q in hyps:
-        if all(_iou_quads(q, k) < 0.6 for k in kept):
+        if all(_iou_quads(q, k) < max(0.6, nms_iou) for k in kept):
             kept.append(q)
     res = []
     for q in kept:
@@ -284,3 +285,14 @@ def find_cards(image: np.ndarray, max_side: int = 900, min_frac: float = 0.004,
         if not inside:
             res.append(order_quad(q / scale))
     return res
+
+
+def quad_iou(a: np.ndarray, b: np.ndarray) -> float:
+    """Intersection over union of two convex quads (rotated cards)."""
+    import cv2
+
+    a = order_quad(a).astype(np.float32)
+    b = order_quad(b).astype(np.float32)
+    inter, _ = cv2.intersectConvexConvex(a, b)
+    u = cv2.contourArea(a) + cv2.contourArea(b) - inter
+    return float(inter / u) if u > 0 else 0.0
