@@ -155,6 +155,10 @@ register_event_type("retract", {"seat": "seat", "card": "card"}, doc="a played c
 register_event_type("expose", {"seat": "seat", "card": "card"}, {"deliberate": "bool"}, doc="a card seen face up, not played")
 register_event_type("claim", {"seat": "seat", "tricks": "int"}, doc="a claim, accepted")
 register_event_type("end", doc="the board is over")
+register_event_type(
+    "trick_turned", optional={"cards": "cards", "seats": "seats", "trick": "int", "conf": "any"},
+    doc="camera/simulator observation: the cards of the current trick were turned over or gathered",
+)
 
 
 @dataclass
