@@ -27,7 +27,7 @@ from __future__ import annotations
 import importlib
 from typing import Any, Iterable, Iterator
 
-from .events import Event
+from .events import EVENT_TYPES, Event
 from .findings import Finding, bad_event
 
 ENGINES: dict[str, str] = {
@@ -137,6 +137,9 @@ class Table:
                                  self.board.board if self.board else None))
             return self._record(out)
         self.board.events.append(ev)
+        et = EVENT_TYPES.get(ev.type)
+        if et is not None and et.observation:
+            return self._record(out)  # kept in the board's log; nothing for the rules to judge
         try:
             out += self.board.apply(ev)
             if ev.type == "end":

@@ -119,6 +119,8 @@ class EventType:
     optional: dict[str, str] = field(default_factory=dict)
     games: tuple[str, ...] = GAMES
     doc: str = ""
+    observation: bool = False
+    """An observation no engine acts on (kept in the log, never judged)."""
 
 
 EVENT_TYPES: dict[str, EventType] = {}
@@ -130,9 +132,10 @@ def register_event_type(
     optional: dict[str, str] | None = None,
     games: Iterable[str] = GAMES,
     doc: str = "",
+    observation: bool = False,
 ) -> EventType:
     """Add (or replace) an event type; games call this for their own vocabulary."""
-    et = EventType(name, dict(required or {}), dict(optional or {}), tuple(games), doc)
+    et = EventType(name, dict(required or {}), dict(optional or {}), tuple(games), doc, observation)
     EVENT_TYPES[name] = et
     return et
 
@@ -158,6 +161,7 @@ register_event_type("end", doc="the board is over")
 register_event_type(
     "trick_turned", optional={"cards": "cards", "seats": "seats", "trick": "int", "conf": "any"},
     doc="camera/simulator observation: the cards of the current trick were turned over or gathered",
+    observation=True,
 )
 
 

@@ -43,12 +43,8 @@ from typing import Any, Iterable, Iterator
 import numpy as np
 
 from ..cards import SEATS, Seat, full_deck, parse_card
-from ..events import Event, make_event, read_events, register_event_type
+from ..events import Event, make_event, read_events
 
-register_event_type(
-    "trick_turned", optional={"cards": "cards", "seats": "seats", "trick": "int", "conf": "any"},
-    doc="the cards of the current trick were turned or gathered (camera / simulator)",
-)
 
 SKIN = (120, 160, 215)        # BGR
 SKIN_DARK = (95, 130, 185)

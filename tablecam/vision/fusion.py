@@ -21,6 +21,20 @@ the reading is not silently bent into a legal one.
 >>> r = book.resolve("N", "DQ", 0.99, {"DQ": 0.99, "SA": 0.005})
 >>> str(r.card), r.finding.kind
 ('DQ', 'camera_unexpected_card')
+
+Players follow suit far more often than a camera confuses two cards, so when
+the reading would be a revoke (``led`` is the suit led, the seat holds that
+suit) and the classifier is not sure, a card of the led suit that the
+classifier finds plausible is preferred. The event then carries the
+camera's own reading as ``camera_card``; a real revoke read this way is
+not lost: when the player later plays the card the camera gave him, it is
+a card already played and becomes a ``camera_unexpected_card`` finding.
+
+>>> r = book.resolve("N", "H6", 0.62, {"H6": 0.62, "SK": 0.30}, led="S")
+>>> str(r.card), r.fused
+('SK', True)
+>>> str(book.resolve("N", "H6", 0.95, {"H6": 0.95, "SK": 0.04}, led="S").card)  # sure: a revoke stands
+'H6'
 """
 
 from __future__ import annotations
@@ -110,8 +124,10 @@ class HandBook:
         return card in self.hands.get(seat, set())
 
     def resolve(self, seat: Any, card: Any, conf: float, probs: Any = None,
-                classes: Sequence[str] | None = None, event: int | None = None) -> Resolution:
-        """The card to report for ``seat``, given the classifier's reading."""
+                classes: Sequence[str] | None = None, event: int | None = None,
+                led: str | None = None) -> Resolution:
+        """The card to report for ``seat``, given the classifier's reading
+        (``led``: the suit led to the trick, when the seat must follow it)."""
         seat = parse_seat(seat)
         try:
             cam = parse_card(card)
@@ -121,6 +137,13 @@ class HandBook:
         if not hand:
             return Resolution(cam, conf, cam)          # no shoe data: trust the camera
         if cam is not None and cam in hand:
+            if led and cam.suit != led and not cam.is_joker and conf < SURE:
+                p = probs_dict(probs, classes)
+                follow = {c: p.get(str(c), 0.0) for c in hand if c.suit == led and not c.is_joker}
+                if follow:
+                    best, best_p = max(follow.items(), key=lambda kv: (kv[1], str(kv[0])))
+                    if best_p > 0 and best_p >= PLAUSIBLE * max(conf, 1e-9):
+                        return Resolution(best, best_p / (best_p + conf), cam, fused=True)
             return Resolution(cam, conf, cam)
         p = probs_dict(probs, classes)
         held = {c: p.get(str(c), 0.0) for c in hand}

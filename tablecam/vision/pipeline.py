@@ -25,8 +25,8 @@ full frame; that is what keeps the pipeline above 20 frames per second on a
 Events carry ``ts`` (the timestamp of the frame on which the pipeline decided,
 i.e. when a live system would have known), ``rest_ts`` (the first frame the
 card lay still), ``source: "camera"`` and ``conf``.  The event type
-``trick_turned`` (``cards``, ``seats``, ``trick``, ``conf``) is registered here
-and in :mod:`tablecam.sim.video`: the cards of the current trick have all left
+``trick_turned`` (``cards``, ``seats``, ``trick``, ``conf``), registered in
+:mod:`tablecam.events` as an observation: the cards of the current trick have all left
 the table (turned face down or gathered).
 """
 
@@ -39,7 +39,7 @@ from typing import Any, Callable, Iterable, Iterator
 import numpy as np
 
 from ..cards import Seat, parse_card
-from ..events import Event, register_event_type
+from ..events import Event
 from ..findings import Finding
 from .calibrate import Calibration
 from .camera import Frame
@@ -47,12 +47,11 @@ from .fusion import HandBook
 from .tracker import Gone, Rest, StabilityTracker, order_quad
 from .zones import CameraConfig, trick_seat
 
-register_event_type(
-    "trick_turned", optional={"cards": "cards", "seats": "seats", "trick": "int", "conf": "any"},
-    doc="the cards of the current trick were turned or gathered (camera / simulator)",
-)
 
 CROP_W, CROP_H = 250, 350
+
+FOLLOW_SUIT = ("bridge", "vira", "whist")
+"""Games where a player must follow the suit led (fusion prefers a card that does)."""
 
 Classifier = Callable[[np.ndarray], Any]
 
@@ -357,7 +356,12 @@ class CameraPipeline:
         conf = r.conf
         extra: dict[str, Any] = {}
         if self.hands is not None and self.hands.known:
-            res = self.hands.resolve(seat, card, r.conf, r.probs, r.classes)
+            led = None
+            if zone.kind != "expose" and self.game in FOLLOW_SUIT and self.trick:
+                first = self.trick[0]
+                if first["seat"] != seat and not parse_card(first["card"]).is_joker:
+                    led = parse_card(first["card"]).suit
+            res = self.hands.resolve(seat, card, r.conf, r.probs, r.classes, led=led)
             if res.finding is not None:
                 res.finding.extra.update({"ts": frame.ts, "source": self.source})
                 out.append(res.finding)

@@ -251,15 +251,7 @@ class BridgeBoard(DealRules, AuctionRules, PlayRules, RevokeRules, LeadRules, Pe
         return self.auction.legal_calls() if self.phase is AUCTION or self.phase is DEALING else []
 
 
-def _trick_turned(board: BridgeBoard, event: Event) -> list[Finding]:
-    """The camera saw a trick turned over. The engine knows the tricks from
-    the plays; the camera's observation is kept in the log and needs no ruling."""
-    board.last_index = event.index
-    return []
-
-
 _DISPATCH = {
-    "trick_turned": _trick_turned,
     "deal": BridgeBoard._deal,
     "play": BridgeBoard._play,
     "call": BridgeBoard._call,
