@@ -127,7 +127,7 @@ def test_real_photos_test_split_rank_accuracy(detector):
 
     r = eval_real_photos("test", detector)
     # Recorded in models/README.md; this guards against regressions.
-    assert r["rank_accuracy"] >= 0.70, r
+    assert r["rank_accuracy"] >= 0.76, r
 
 
 @pytest.mark.slow
@@ -136,3 +136,58 @@ def test_held_out_deck_crops_top1(detector):
 
     r = eval_heldout_crops(n_per_card=4, detector=detector)
     assert r["top1"] >= 0.95, r
+
+
+def _train_photo(name: str) -> Path:
+    for ext in (".JPG", ".jpg"):
+        p = EDJE / "train" / (name + ext)
+        if p.exists():
+            return p
+    pytest.skip(f"real photo {name} not available")
+
+
+def test_localise_card_on_white_paper_by_its_edge():
+    """A card lying on a white sheet is one white blob with the sheet; only
+    the closed edge of its border separates it (the edge-region source)."""
+    from tablecam.vision.localise import find_cards, quad_iou
+
+    img = np.full((600, 800, 3), (40, 90, 30), np.uint8)  # green felt
+    cv2.rectangle(img, (100, 80), (700, 540), (235, 235, 235), -1)  # paper
+    card = np.array([[300, 150], [440, 150], [440, 346], [300, 346]], np.float32)  # 140 x 196
+    cv2.fillConvexPoly(img, card.astype(np.int32), (250, 250, 250))
+    cv2.polylines(img, [card.astype(np.int32)], True, (120, 120, 120), 2)
+    cv2.putText(img, "A", (310, 185), cv2.FONT_HERSHEY_SIMPLEX, 1.0, (0, 0, 200), 2)
+    with_edges = find_cards(img, nms_iou=0.85)
+    without = find_cards(img, nms_iou=0.85, edge_regions=False)
+    assert max((quad_iou(q, card) for q in with_edges), default=0.0) > 0.85
+    assert max((quad_iou(q, card) for q in without), default=0.0) < 0.85
+
+
+def test_detect_reads_cards_lying_on_white_paper(detector):
+    """Train-split photo of four cards on a sheet of paper: none were found
+    before the edge-region source (2026-11-22), two are now."""
+    from tablecam.vision.evaluate import match, read_voc
+
+    p = _train_photo("IMG_2579")
+    gts = read_voc(p.with_suffix(".xml"))
+    dets = detector.detect(cv2.imread(str(p)))
+    found, read, n_gt, n_det, _ = match(dets, gts)
+    assert read >= 2, ([d.card for d in dets], gts)
+    assert n_det == found, [d.card for d in dets]
+
+
+def test_wood_grain_is_not_read_as_card_backs(detector):
+    """``back`` and ``JK`` are the classifier's usual reads of a non-card
+    quad, so they must clear ``min_conf_rare``.  Train-split photo of one
+    card on a wood table: five wood quads came out as ``back`` before
+    (2026-11-22); now none does and the card is still read."""
+    from tablecam.vision.evaluate import match, read_voc
+
+    assert detector.min_conf_rare > detector.min_conf
+    p = _train_photo("cam_image28")
+    gts = read_voc(p.with_suffix(".xml"))
+    dets = detector.detect(cv2.imread(str(p)))
+    found, read, n_gt, _, _ = match(dets, gts)
+    assert read == n_gt, ([d.card for d in dets], gts)
+    assert not [d for d in dets if d.card == "back"], [(d.card, d.conf) for d in dets]
+    assert all(d.conf >= detector.min_conf_rare for d in dets if d.card in ("back", "JK"))
