@@ -67,6 +67,22 @@ class TorchClassifier:
         return [combine_corners(p[2 * i], p[2 * i + 1]) for i in range(len(cards))]
 
 
+def _ultralytics_predict_ms(pt: Path, frames, imgsz: int) -> float:
+    """The localiser's torch weights through Ultralytics' own predict()."""
+    import os
+
+    import torch
+
+    os.environ.setdefault("YOLO_OFFLINE", "1")
+    os.environ.setdefault("YOLO_AUTOINSTALL", "0")
+    torch.set_num_threads(1)
+    from ultralytics import YOLO
+
+    m = YOLO(str(pt))
+    run = lambda f: m.predict(f, imgsz=imgsz, device="cpu", verbose=False, conf=0.25)  # noqa: E731
+    return 1000 * _time(run, frames)
+
+
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--scenes", type=int, default=60)
@@ -74,6 +90,10 @@ def main() -> int:
     ap.add_argument("--frames", type=int, default=20)
     ap.add_argument("--torch-baseline", action="store_true")
     ap.add_argument("--model-dir", default=None)
+    ap.add_argument("--ultralytics-baseline", action="store_true",
+                    help="time the localiser's torch weights through Ultralytics' own predict (training venv)")
+    ap.add_argument("--classical", action="store_true",
+                    help="also measure detect() without the learned localiser (the classical one alone)")
     args = ap.parse_args()
 
     import cv2
@@ -82,23 +102,31 @@ def main() -> int:
     from tablecam.vision.detector import CardDetector
 
     det = CardDetector(args.model_dir, threads=1)
-    out: dict = {}
-    for split in ("test", "train"):
-        r = evaluate.eval_real_photos(split, det)
-        out[f"real_{split}"] = {k: (round(v, 4) if isinstance(v, float) else v) for k, v in r.items() if k != "errors"}
-        print(f"real photos {split}: rank accuracy {r['rank_accuracy']:.3f} recall {r['recall']:.3f} "
-              f"({r['read']}/{r['gt']} read, {r['found']} found, {r['dets']} detections, "
-              f"{r['ms_per_image']:.0f} ms/image)", file=sys.stderr)
+    out: dict = {"localiser": det.localiser is not None}
+    variants = [("", det)]
+    if args.classical and det.localiser is not None:
+        variants.append(("classical_", CardDetector(args.model_dir, threads=1, localiser=False)))
+    for prefix, d in variants:
+        for split in ("test", "train"):
+            r = evaluate.eval_real_photos(split, d)
+            out[f"{prefix}real_{split}"] = {k: (round(v, 4) if isinstance(v, float) else v)
+                                            for k, v in r.items() if k != "errors"}
+            print(f"{prefix}real photos {split}: rank accuracy {r['rank_accuracy']:.3f} recall {r['recall']:.3f} "
+                  f"precision {r['read'] / max(1, r['dets']):.3f} "
+                  f"({r['read']}/{r['gt']} read, {r['found']} found, {r['dets']} detections, "
+                  f"{r['ms_per_image']:.0f} ms/image)", file=sys.stderr)
     r = evaluate.eval_heldout_crops(n_per_card=args.crops, detector=det)
     out["heldout_crops"] = {"top1": round(r["top1"], 4), "per_deck": {k: round(v, 4) for k, v in r["per_deck"].items()},
                             "n": r["n"], "confusions": r["confusions"][:15]}
     print(f"held-out decks, rectified cards: top-1 {r['top1']:.4f} {r['per_deck']}", file=sys.stderr)
-    for overlap in (False, True):
-        r = evaluate.eval_scenes(args.scenes, overlap=overlap, detector=det)
-        key = "scenes_overlap" if overlap else "scenes_apart"
-        out[key] = {k: (round(v, 4) if isinstance(v, float) else v) for k, v in r.items()}
-        print(f"held-out scenes ({'overlap, fingers' if overlap else 'cards apart'}): precision "
-              f"{r['precision']:.3f} recall {r['recall']:.3f} (tp {r['tp']} fp {r['fp']} fn {r['fn']})", file=sys.stderr)
+    for prefix, d in variants:
+        for overlap in (False, True):
+            r = evaluate.eval_scenes(args.scenes, overlap=overlap, detector=d)
+            key = prefix + ("scenes_overlap" if overlap else "scenes_apart")
+            out[key] = {k: (round(v, 4) if isinstance(v, float) else v) for k, v in r.items()}
+            print(f"{prefix}held-out scenes ({'overlap, fingers' if overlap else 'cards apart'}): precision "
+                  f"{r['precision']:.3f} recall {r['recall']:.3f} (tp {r['tp']} fp {r['fp']} fn {r['fn']})",
+                  file=sys.stderr)
 
     frames = _frames(args.frames)
     t_onnx = _time(det.detect, frames)
@@ -109,6 +137,18 @@ def main() -> int:
                       "detect_ms_per_4032x3024": round(1000 * t_phone, 1)}
     print(f"detect(): {1000 * t_onnx:.1f} ms per 1280x720 frame, {1000 * t_phone:.1f} ms per phone photo",
           file=sys.stderr)
+    if det.localiser is not None:
+        t_loc = _time(det.localiser.boxes, frames)
+        out["latency"]["localiser_ms_per_1280x720_onnx"] = round(1000 * t_loc, 1)
+        print(f"localiser alone (ONNX Runtime, {det.localiser.imgsz} px): {1000 * t_loc:.1f} ms per frame",
+              file=sys.stderr)
+        if args.ultralytics_baseline:
+            t_ul = _ultralytics_predict_ms(Path(args.model_dir or ROOT / "models") / "card_localiser.pt",
+                                           frames, det.localiser.imgsz)
+            out["latency"].update({"localiser_ms_per_1280x720_ultralytics_torch": round(t_ul, 1),
+                                   "localiser_speedup_onnx_vs_ultralytics": round(t_ul / (1000 * t_loc), 2)})
+            print(f"baseline Ultralytics predict (same weights, torch, 1 thread): {t_ul:.1f} ms per frame = "
+                  f"x{t_ul / (1000 * t_loc):.2f} the ONNX localiser", file=sys.stderr)
     # classifier stage alone, ONNX Runtime vs torch (same weights)
     from tablecam.vision.localise import find_cards, warp_card
 

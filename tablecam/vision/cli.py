@@ -50,6 +50,28 @@ def register(sub) -> None:
                    help="comma-separated seeds of the rendered sets to train on (default: --seed)")
     t.set_defaults(func=cmd_train)
 
+    d = sub.add_parser("locdata", help="build the card localiser's training set (renders + real train photos)")
+    d.add_argument("--out", default="data/locdata", help="dataset directory (replaced)")
+    d.add_argument("-n", "--synth", type=int, default=800, help="rendered scenes")
+    d.add_argument("--seed", type=int, default=0)
+    d.add_argument("--real-val", type=int, default=40, help="real train-split photos kept for validation")
+    d.add_argument("--real-repeat", type=int, default=2, help="times each real train photo is used")
+    d.add_argument("--workers", type=int, default=2)
+    d.set_defaults(func=cmd_locdata)
+
+    lt = sub.add_parser("train-localiser", help="train the card localiser (Ultralytics, training venv)")
+    lt.add_argument("--data", default="data/locdata/data.yaml")
+    lt.add_argument("--out", default="data/localiser1", help="run directory (weights/, card_localiser.onnx)")
+    lt.add_argument("--epochs", type=int, default=20)
+    lt.add_argument("--imgsz", type=int, default=320)
+    lt.add_argument("--batch", type=int, default=16)
+    lt.add_argument("--seed", type=int, default=0)
+    lt.add_argument("--lr0", type=float, default=0.01)
+    lt.add_argument("--time", type=float, default=None,
+                    help="hours: stop then, the learning-rate schedule fitted to it (overrides --epochs)")
+    lt.add_argument("--init", default=None, help="previous stage's best.pt (default: yolo11n.yaml from scratch)")
+    lt.set_defaults(func=cmd_train_localiser)
+
 
 def cmd_detect(args) -> int:
     import cv2
@@ -104,6 +126,31 @@ def cmd_synth(args) -> int:
     (out / "ground_truth.jsonl").write_text("".join(json.dumps(g) + "\n" for g in gt))
     (out / "data.yaml").write_text(f"path: {out.resolve()}\ntrain: images\nval: images\nnames:\n  0: card\n  1: back\n")
     print(f"wrote {args.count} scenes to {out}")
+    return 0
+
+
+def cmd_locdata(args) -> int:
+    from .locdata import build_dataset
+
+    res = build_dataset(Path(args.out), n_synth=args.synth, seed=args.seed, real_val=args.real_val,
+                        real_repeat=args.real_repeat, workers=args.workers)
+    print(json.dumps(res))
+    return 0
+
+
+def cmd_train_localiser(args) -> int:
+    try:
+        import ultralytics  # noqa: F401
+    except ImportError:
+        print("tablecam train-localiser needs Ultralytics: run it with the training venv, e.g. "
+              ".venv-train/bin/python -m tablecam train-localiser ...", file=sys.stderr)
+        return 2
+    from .train import train_localiser
+
+    res = train_localiser(Path(args.data), Path(args.out), epochs=args.epochs, imgsz=args.imgsz, seed=args.seed,
+                          batch=args.batch, init=Path(args.init) if args.init else None, lr0=args.lr0,
+                          hours=args.time)
+    print(json.dumps(res))
     return 0
 
 

@@ -79,9 +79,18 @@ class CardDetector:
 
     def __init__(self, model_dir: str | Path | None = None, threads: int = 1,
                  min_conf: float = 0.5, max_side: int = 900, nms_iou: float = 0.5,
-                 candidate_iou: float = 0.9, min_conf_rare: float = 0.9):
+                 candidate_iou: float = 0.9, min_conf_rare: float = 0.9, localiser: bool | None = None,
+                 localiser_conf: float = 0.25, gate_iou: float = 0.0):
         self.model_dir = Path(model_dir) if model_dir else MODELS_DIR
         self.classifier = CornerClassifier(self.model_dir / "card_classifier.onnx", threads=threads)
+        # the learned localiser, when the model directory ships one (None: use it if present)
+        self.localiser = None
+        loc_path = self.model_dir / "card_localiser.onnx"
+        if localiser or (localiser is None and loc_path.exists()):
+            from .proposals import CardLocaliser
+
+            self.localiser = CardLocaliser(loc_path, threads=threads, conf=localiser_conf)
+        self.gate_iou = gate_iou
         self.classes = self.classifier.classes
         self.min_conf = min_conf
         self.max_side = max_side
@@ -110,6 +119,8 @@ class CardDetector:
         elif image_bgr.shape[2] == 4:
             image_bgr = image_bgr[:, :, :3]
         quads = find_cards(image_bgr, max_side=self.max_side, nms_iou=self.candidate_iou)
+        if self.localiser is not None:
+            quads = self._with_proposals(image_bgr, quads)
         crops = [warp_card(image_bgr, q) for q in quads]
         probs = self.classifier.classify_cards(crops)
         out: list[Detection] = []
@@ -125,6 +136,20 @@ class CardDetector:
             box = (max(0.0, float(x1)), max(0.0, float(y1)), min(float(w), float(x2)), min(float(h), float(y2)))
             out.append(Detection(self.classes[i], float(p[i]), box, q, _top_probs(p, self.classes)))
         return _one_per_card(out, self.nms_iou)
+
+
+    def _with_proposals(self, image_bgr: np.ndarray, quads: list[np.ndarray]) -> list[np.ndarray]:
+        """The learned localiser's boxes as card quads, added to the
+        classical ones (those outside every box are dropped when
+        ``gate_iou`` > 0: the boxes know carpet from cards better)."""
+        from .proposals import _iou as box_iou
+        from .proposals import box_quads
+
+        boxes = [b[:4] for b in self.localiser.boxes(image_bgr)]
+        if self.gate_iou > 0:
+            quads = [q for q in quads
+                     if any(box_iou((*q.min(axis=0), *q.max(axis=0)), b) >= self.gate_iou for b in boxes)]
+        return quads + [q for b in boxes for q in box_quads(b)]
 
 
 def _one_per_card(dets: list[Detection], nms_iou: float = 0.85) -> list[Detection]:

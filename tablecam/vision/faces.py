@@ -256,9 +256,11 @@ def render_face(card: str, deck: str, height: int = FACE_H) -> np.ndarray:
         if not (ddir / f"{card}.ok").exists():
             _render_svg_cards(deck, ddir, [card])
         p = ddir / f"{card}.png"
-        if p.exists():
+        face = cv2.imread(str(p), cv2.IMREAD_COLOR) if p.exists() else None
+        if face is None and p.exists():  # cut short (another process writing it): render again
+            _render_svg_cards(deck, ddir, [card])
             face = cv2.imread(str(p), cv2.IMREAD_COLOR)
-        else:
+        if face is None:
             face = draw_face(card, "sans")
     if height != FACE_H:
         w = int(round(height * FACE_W / FACE_H))

@@ -315,7 +315,8 @@ def _card_mask(shape, quad) -> np.ndarray:
 
 def render_scene(rng: np.random.Generator, decks: list[str], size: tuple[int, int] = (1280, 720),
                  n_cards: int | None = None, overlap: bool = True, fingers: bool = True,
-                 backs: bool = True, card_px: tuple[int, int] = (110, 200)) -> Scene:
+                 backs: bool = True, card_px: tuple[int, int] = (110, 200),
+                 background: np.ndarray | None = None) -> Scene:
     """A table seen from above with cards on it, and the ground truth.
 
     With ``overlap`` some cards are laid as a fanned hand or a trick pile:
@@ -326,7 +327,9 @@ def render_scene(rng: np.random.Generator, decks: list[str], size: tuple[int, in
     import cv2
 
     w, h = size
-    img = table_texture(rng, h, w).astype(np.uint8)
+    # ``background`` (h x w BGR) replaces the drawn table: the localiser's
+    # training scenes put cards on real carpet and wood cut from photographs
+    img = background.copy() if background is not None else table_texture(rng, h, w).astype(np.uint8)
     n = n_cards if n_cards is not None else int(rng.integers(1, 9))
     deck = decks[int(rng.integers(len(decks)))]
     codes = list(rng.choice([c for c in ALL_CODES if c not in ("back", "JK")], size=n, replace=False))

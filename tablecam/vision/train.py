@@ -145,3 +145,68 @@ def train_classifier(out_dir: Path, n: int = 30000, epochs: int = 8, seed: int =
     }
     (out_dir / "card_classifier.json").write_text(json.dumps(meta, indent=1))
     return meta
+
+
+# ---------------------------------------------------------------- localiser
+
+
+def _offline_ultralytics(config_dir: Path) -> None:
+    """Ultralytics without the network: no hub weights, no auto-installs,
+    and the font it would download is a local TTF (else training stalls)."""
+    import os
+    import shutil
+
+    os.environ.setdefault("YOLO_OFFLINE", "1")
+    os.environ.setdefault("YOLO_AUTOINSTALL", "0")
+    os.environ.setdefault("YOLO_CONFIG_DIR", str(config_dir.resolve()))
+    font_dir = Path(os.environ["YOLO_CONFIG_DIR"]) / "Ultralytics"
+    font_dir.mkdir(parents=True, exist_ok=True)
+    if not (font_dir / "Arial.ttf").exists():
+        for cand in ("/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf",):
+            if Path(cand).exists():
+                shutil.copyfile(cand, font_dir / "Arial.ttf")
+                break
+        else:
+            import matplotlib
+
+            shutil.copyfile(Path(matplotlib.get_data_path()) / "fonts/ttf/DejaVuSans.ttf", font_dir / "Arial.ttf")
+
+
+def train_localiser(data_yaml: Path, out_dir: Path, epochs: int = 20, imgsz: int = 320, seed: int = 0,
+                    batch: int = 16, workers: int = 2, init: Path | None = None, model_yaml: str = "yolo11n.yaml",
+                    lr0: float = 0.01, close_mosaic: int = 5, hours: float | None = None) -> dict:
+    """One stage of the card localiser: Ultralytics from ``model_yaml`` (no
+    pretrained weights) or from the previous stage's ``init`` weights, on the
+    CPU, deterministic seed; exported to ONNX (opset 17, fixed input
+    ``imgsz``) next to a JSON recipe.  Needs the training venv."""
+    t0 = time.time()
+    _offline_ultralytics(Path("data") / "yolo_config")
+    from ultralytics import YOLO
+
+    model = YOLO(str(init)) if init else YOLO(model_yaml)
+    out_dir = out_dir.resolve()
+    model.train(data=str(Path(data_yaml).resolve()), epochs=epochs, imgsz=imgsz, batch=batch, workers=workers,
+                device="cpu", seed=seed, deterministic=True, amp=False, plots=False, project=str(out_dir.parent),
+                name=out_dir.name, exist_ok=True, lr0=lr0, close_mosaic=close_mosaic, single_cls=True,
+                degrees=0.0, flipud=0.5, fliplr=0.5, pretrained=False, verbose=True, patience=1000,
+                **({"time": hours} if hours else {}))
+    best = out_dir / "weights" / "best.pt"
+    res = _export_localiser(best, out_dir, imgsz)
+    res["recipe"] = {"command": " ".join(sys.argv), "data": str(data_yaml), "epochs": epochs, "imgsz": imgsz,
+                     "seed": seed, "batch": batch, "init": str(init) if init else None, "model": model_yaml,
+                     "lr0": lr0, "hours": hours, "wall_seconds": round(time.time() - t0, 1)}
+    (out_dir / "card_localiser.json").write_text(json.dumps(res, indent=1))
+    return res
+
+
+def _export_localiser(weights: Path, out_dir: Path, imgsz: int) -> dict:
+    """best.pt -> card_localiser.onnx (static imgsz x imgsz, raw head output)."""
+    import shutil
+
+    from ultralytics import YOLO
+
+    m = YOLO(str(weights))
+    f = m.export(format="onnx", imgsz=imgsz, opset=17, simplify=False, dynamic=False, half=False, device="cpu")
+    dst = out_dir / "card_localiser.onnx"
+    shutil.copyfile(f, dst)
+    return {"onnx": str(dst), "imgsz": imgsz, "classes": ["card"], "weights": str(weights)}

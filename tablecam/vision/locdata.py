@@ -1,0 +1,207 @@
+"""Training data for the learned card localiser (``tablecam locdata``).
+
+The classical localiser (:mod:`tablecam.vision.localise`) misses cards whose
+border is weak against the table (white cards on beige carpet, cards
+touching each other or a box): on the real photos it finds 79% of the cards
+and every card it finds is read right.  So the learned part is *where* a
+card is, not what it is: a one-class Ultralytics detector (``card``, face up
+or face down) proposes boxes, and the corner classifier still reads them.
+
+The dataset mixes
+
+* rendered table scenes (training decks only, never ``HELD_OUT_DECKS``):
+  cards at any angle, fanned hands, trick piles, fingers, face-down cards,
+  perspective and lighting - on drawn tables, on a drawn carpet, and on
+  *real* backgrounds cut from the card-free parts of the real-photos train
+  split (carpet, wood, boxes: the textures renders get wrong);
+* the real-photos **train** split itself (whole-card boxes), repeated
+  ``real_repeat`` times, less ``real_val`` photos kept for validation.
+
+The test split is never read here.  Everything is deterministic for a seed
+(scene ``i`` uses ``default_rng([seed, i])``), so two workers render the same
+set as one.  Labels are YOLO detect format, class 0, box = the card's
+bounds (the whole card, also where another card lies over part of it).
+"""
+
+from __future__ import annotations
+
+import glob
+import os
+import shutil
+from pathlib import Path
+
+import numpy as np
+
+SIZES = [(640, 480), (480, 640), (640, 360), (512, 512)]
+
+
+def carpet_texture(rng: np.random.Generator, h: int, w: int) -> np.ndarray:
+    """A looped-pile carpet or rough stone: fine high-contrast speckle in a
+    beige/grey tone, the background on which white cards lose their edges."""
+    import cv2
+
+    base = np.array([rng.uniform(90, 200)] * 3, np.float32) * np.array(
+        [rng.uniform(0.75, 1.0), rng.uniform(0.85, 1.05), 1.0], np.float32)
+    fine = rng.normal(0, rng.uniform(18, 40), (h, w, 1)).astype(np.float32)
+    fine = cv2.GaussianBlur(fine, (0, 0), rng.uniform(0.6, 1.6))[..., None] * 1.6
+    coarse = cv2.resize(rng.normal(0, 12, (max(2, h // 30), max(2, w // 30), 1)).astype(np.float32), (w, h))[..., None]
+    return np.clip(base[None, None] + fine + coarse, 0, 255).astype(np.uint8)
+
+
+def card_free_region(img: np.ndarray, boxes: list[tuple[float, float, float, float]]) -> np.ndarray | None:
+    """The largest strip of a photo left, right, above or below every
+    labelled card (None when it is under 12% of the photo)."""
+    h, w = img.shape[:2]
+    if not boxes:
+        return img
+    x1 = min(b[0] for b in boxes)
+    y1 = min(b[1] for b in boxes)
+    x2 = max(b[2] for b in boxes)
+    y2 = max(b[3] for b in boxes)
+    m = 6
+    strips = [(0, 0, int(x1) - m, h), (int(x2) + m, 0, w, h), (0, 0, w, int(y1) - m), (0, int(y2) + m, w, h)]
+    best = max(strips, key=lambda s: max(0, s[2] - s[0]) * max(0, s[3] - s[1]))
+    a = max(0, best[2] - best[0]) * max(0, best[3] - best[1])
+    if a < 0.12 * h * w or best[2] - best[0] < 40 or best[3] - best[1] < 40:
+        return None
+    return img[best[1]:best[3], best[0]:best[2]]
+
+
+def real_backgrounds(real_root: Path, names: list[str]) -> list[np.ndarray]:
+    """Card-free strips of the given real photos (train split only)."""
+    import cv2
+
+    from .evaluate import read_voc
+
+    out = []
+    for n in names:
+        img = cv2.imread(str(real_root / n))
+        if img is None:
+            continue
+        x = os.path.splitext(real_root / n)[0] + ".xml"
+        boxes = [b for _, b in read_voc(x)] if os.path.exists(x) else []
+        r = card_free_region(img, boxes)
+        if r is not None:
+            out.append(np.ascontiguousarray(r))
+    return out
+
+
+def _background(rng: np.random.Generator, h: int, w: int, reals: list[np.ndarray]) -> np.ndarray | None:
+    import cv2
+
+    r = rng.random()
+    if r < 0.4 or not reals:
+        return None  # the scene renderer's own tables
+    if r < 0.6:
+        return carpet_texture(rng, h, w)
+    src = reals[int(rng.integers(len(reals)))]
+    if rng.random() < 0.5:
+        src = src[:, ::-1]
+    if rng.random() < 0.5:
+        src = np.rot90(src)
+    # tile small strips so the texture keeps its scale, then cut to size
+    sh, sw = src.shape[:2]
+    f = rng.uniform(0.8, 1.6)
+    src = cv2.resize(np.ascontiguousarray(src), (max(8, int(sw * f)), max(8, int(sh * f))))
+    reps = (h // src.shape[0] + 2, w // src.shape[1] + 2, 1)
+    big = np.tile(np.concatenate([src, src[::-1]], 0), reps)
+    y = int(rng.integers(0, big.shape[0] - h + 1))
+    x = int(rng.integers(0, big.shape[1] - w + 1))
+    return np.ascontiguousarray(big[y:y + h, x:x + w])
+
+
+def yolo_box_lines(boxes: list[tuple[float, float, float, float]], w: int, h: int, cls: int = 0) -> str:
+    """YOLO detect lines (class cx cy bw bh, normalised), boxes clipped to
+    the image.
+
+    >>> yolo_box_lines([(10, 20, 110, 160)], 200, 200)
+    '0 0.300000 0.450000 0.500000 0.700000\\n'
+    """
+    lines = []
+    for x1, y1, x2, y2 in boxes:
+        x1, x2 = max(0.0, x1), min(float(w), x2)
+        y1, y2 = max(0.0, y1), min(float(h), y2)
+        if x2 - x1 < 2 or y2 - y1 < 2:
+            continue
+        lines.append(f"{cls} {(x1 + x2) / 2 / w:.6f} {(y1 + y2) / 2 / h:.6f} {(x2 - x1) / w:.6f} {(y2 - y1) / h:.6f}")
+    return "".join(line + "\n" for line in lines)
+
+
+def render_one(args) -> str:
+    """Render scene ``i`` into ``out`` (a worker's unit of work)."""
+    import cv2
+
+    from .faces import training_decks
+    from .synth import render_scene
+
+    i, seed, out, reals = args
+    rng = np.random.default_rng([seed, i])
+    w, h = SIZES[int(rng.integers(len(SIZES)))]
+    short = min(w, h)
+    card_px = (0.18 * short, 0.55 * short)  # real photos: a card is 1/3-1/2 of the short side
+    bg = _background(rng, h, w, reals)
+    sc = render_scene(rng, training_decks(), size=(w, h), card_px=card_px, background=bg,
+                      n_cards=int(rng.integers(0, 7)))
+    name = f"synth_{seed}_{i:05d}"
+    cv2.imwrite(str(out / "images" / f"{name}.jpg"), sc.image, [cv2.IMWRITE_JPEG_QUALITY, 90])
+    boxes = [tuple(c.quad.min(axis=0)) + tuple(c.quad.max(axis=0)) for c in sc.cards]
+    (out / "labels" / f"{name}.txt").write_text(yolo_box_lines(boxes, w, h))
+    return name
+
+
+def build_dataset(out: Path, n_synth: int = 800, seed: int = 0, real_root: Path | None = None,
+                  real_val: int = 40, real_repeat: int = 2, workers: int = 2, progress: bool = True) -> dict:
+    """Write ``out/{train,val}/{images,labels}`` and ``out/data.yaml``."""
+    import cv2
+
+    from .evaluate import REAL_PHOTOS, read_voc
+
+    real_root = Path(real_root or REAL_PHOTOS) / "train"
+    names = sorted(os.path.basename(f) for f in glob.glob(str(real_root / "*.JPG")) + glob.glob(str(real_root / "*.jpg"))
+                   if os.path.exists(os.path.splitext(f)[0] + ".xml"))
+    order = np.random.default_rng(seed).permutation(len(names))
+    val_names = [names[i] for i in order[:real_val]]
+    train_names = [names[i] for i in order[real_val:]]
+    if out.exists():
+        shutil.rmtree(out)
+    for part in ("train", "val"):
+        (out / part / "images").mkdir(parents=True)
+        (out / part / "labels").mkdir(parents=True)
+    for part, group, reps in (("train", train_names, real_repeat), ("val", val_names, 1)):
+        for n in group:
+            img = cv2.imread(str(real_root / n))
+            if img is None:
+                continue
+            h, w = img.shape[:2]
+            lab = yolo_box_lines([b for _, b in read_voc(os.path.splitext(real_root / n)[0] + ".xml")], w, h)
+            for r in range(reps):
+                stem = f"real{r}_{os.path.splitext(n)[0]}"
+                shutil.copyfile(real_root / n, out / part / "images" / f"{stem}.jpg")
+                (out / part / "labels" / f"{stem}.txt").write_text(lab)
+    reals = real_backgrounds(real_root, train_names)
+    jobs = [(i, seed, out / "train", reals) for i in range(n_synth)]
+    it = None
+    if workers > 1:
+        import multiprocessing as mp
+
+        with mp.get_context("fork").Pool(workers) as pool:
+            it = pool.imap_unordered(render_one, jobs, chunksize=8)
+            it = _progress(it, n_synth, progress)
+            done = list(it)
+    else:
+        done = list(_progress(map(render_one, jobs), n_synth, progress))
+    (out / "data.yaml").write_text(
+        f"path: {out.resolve()}\ntrain: train/images\nval: val/images\nnames:\n  0: card\n")
+    return {"synth": len(done), "real_train": len(train_names) * real_repeat, "real_val": len(val_names),
+            "real_backgrounds": len(reals), "seed": seed}
+
+
+def _progress(it, total: int, on: bool):
+    if not on:
+        return it
+    try:
+        from tqdm import tqdm
+
+        return tqdm(it, total=total, desc="render scenes", unit="img")
+    except ImportError:
+        return it

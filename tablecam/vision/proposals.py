@@ -1,0 +1,150 @@
+"""The learned card localiser: where cards are, on ONNX Runtime.
+
+A one-class Ultralytics detector (``models/card_localiser.onnx``, trained by
+``tablecam train-localiser`` on renders and the real-photos train split)
+proposes an axis-aligned box around every card, face up or down.  The box
+alone does not rectify the card, so each box becomes card-shaped *quads*:
+
+* the classical localiser's quads that fit the box (a card with a clear
+  border inside it), and
+* the rectangles of a card's aspect inscribed in the box
+  (:func:`box_quads`): a card turned by ``t`` fills a box whose sides give
+  ``t`` up to its sign, so two quads (``+t`` and ``-t``), one when upright.
+
+The corner classifier then reads every quad and the surest read wins, so a
+wrong quad costs a classification, not a wrong card.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import numpy as np
+
+from .classify import MODELS_DIR
+
+CARD_ASPECT = 350 / 250  # height / width of a card face
+
+
+def box_quads(box: tuple[float, float, float, float], aspect: float = CARD_ASPECT,
+              upright_deg: float = 4.0) -> list[np.ndarray]:
+    """Card rectangles inscribed in an axis-aligned box.
+
+    A card of width ``a`` and height ``aspect*a`` turned by ``t`` has bounds
+    ``W = a cos t + aspect a sin t`` and ``H = a sin t + aspect a cos t``, so
+    ``tan t = (1 - r aspect) / (r - aspect)`` with ``r = W / H``; ``+t`` and
+    ``-t`` give the same box.  A box flatter than any card (a card cut by
+    the image edge, or half covered) gives the upright or sideways card
+    that fits.
+
+    >>> [q.round(1).tolist() for q in box_quads((0, 0, 100, 140))]
+    [[[0.0, 0.0], [100.0, 0.0], [100.0, 140.0], [0.0, 140.0]]]
+    >>> len(box_quads((0, 0, 120, 120)))  # a card at 45 degrees, either way
+    2
+    """
+    x1, y1, x2, y2 = box
+    w, h = x2 - x1, y2 - y1
+    if w <= 1 or h <= 1:
+        return []
+    r = min(max(w / h, 1 / aspect), aspect)
+    t = math.atan2(r * aspect - 1, aspect - r)  # both >= 0: t in [0, pi/2]
+    c, s = math.cos(t), math.sin(t)
+    a = min(w / (c + aspect * s), h / (s + aspect * c))
+    cx, cy = (x1 + x2) / 2, (y1 + y2) / 2
+    base = np.array([[-a / 2, -aspect * a / 2], [a / 2, -aspect * a / 2],
+                     [a / 2, aspect * a / 2], [-a / 2, aspect * a / 2]], np.float64)
+    out = []
+    signs = (1,) if min(t, math.pi / 2 - t) < math.radians(upright_deg) else (1, -1)
+    for sg in signs:
+        tt = sg * t
+        if math.pi / 2 - t < math.radians(upright_deg):
+            tt = math.pi / 2  # sideways card: exact rectangle
+        elif t < math.radians(upright_deg):
+            tt = 0.0
+        rot = np.array([[math.cos(tt), math.sin(tt)], [-math.sin(tt), math.cos(tt)]])
+        q = base @ rot + np.array([cx, cy])
+        out.append(q.astype(np.float32))
+    return out
+
+
+class CardLocaliser:
+    """ONNX Runtime wrapper of the exported Ultralytics detector.
+
+    ``boxes(image)`` returns ``(x1, y1, x2, y2, conf)`` in input pixels.  The
+    input is letterboxed to the model's square size (from the JSON beside
+    the model), as Ultralytics does when it trains.
+    """
+
+    def __init__(self, path: str | Path | None = None, threads: int = 1, conf: float = 0.25, iou: float = 0.6):
+        import onnxruntime as ort
+
+        self.path = Path(path) if path else MODELS_DIR / "card_localiser.onnx"
+        meta = self.path.with_suffix(".json")
+        self.imgsz = int(json.loads(meta.read_text()).get("imgsz", 320)) if meta.exists() else 320
+        opts = ort.SessionOptions()
+        opts.intra_op_num_threads = threads
+        opts.inter_op_num_threads = 1
+        self.session = ort.InferenceSession(str(self.path), opts, providers=["CPUExecutionProvider"])
+        self.input = self.session.get_inputs()[0].name
+        self.conf = conf
+        self.iou = iou
+
+    def _letterbox(self, img: np.ndarray) -> tuple[np.ndarray, float, float, float]:
+        import cv2
+
+        h, w = img.shape[:2]
+        s = self.imgsz / max(h, w)
+        nw, nh = max(1, round(w * s)), max(1, round(h * s))
+        small = cv2.resize(img, (nw, nh), interpolation=cv2.INTER_AREA if s < 1 else cv2.INTER_LINEAR)
+        px, py = (self.imgsz - nw) // 2, (self.imgsz - nh) // 2
+        canvas = np.full((self.imgsz, self.imgsz, 3), 114, np.uint8)
+        canvas[py:py + nh, px:px + nw] = small
+        return canvas, s, px, py
+
+    def boxes(self, image_bgr: np.ndarray) -> list[tuple[float, float, float, float, float]]:
+        import cv2
+
+        canvas, s, px, py = self._letterbox(image_bgr)
+        x = canvas[:, :, ::-1].transpose(2, 0, 1)[None].astype(np.float32) / 255.0
+        out = self.session.run(None, {self.input: np.ascontiguousarray(x)})[0][0]  # (4 + nc, N)
+        scores = out[4:].max(axis=0)
+        keep = scores >= self.conf
+        if not keep.any():
+            return []
+        cx, cy, bw, bh = out[0, keep], out[1, keep], out[2, keep], out[3, keep]
+        sc = scores[keep]
+        rects = [[float(a - c / 2), float(b - d / 2), float(c), float(d)] for a, b, c, d in zip(cx, cy, bw, bh)]
+        idx = cv2.dnn.NMSBoxes(rects, [float(v) for v in sc], self.conf, self.iou)
+        h, w = image_bgr.shape[:2]
+        res = []
+        for i in np.array(idx).reshape(-1):
+            x0, y0, ww, hh = rects[i]
+            x1 = min(max((x0 - px) / s, 0.0), float(w))
+            y1 = min(max((y0 - py) / s, 0.0), float(h))
+            x2 = min(max((x0 + ww - px) / s, 0.0), float(w))
+            y2 = min(max((y0 + hh - py) / s, 0.0), float(h))
+            if x2 - x1 > 2 and y2 - y1 > 2:
+                res.append((x1, y1, x2, y2, float(sc[i])))
+        return res
+
+
+def quads_for_box(box: tuple[float, float, float, float], classical: list[np.ndarray],
+                  min_iou: float = 0.6) -> list[np.ndarray]:
+    """Quads to read for one proposed box: classical quads whose bounds fit
+    it (IoU >= ``min_iou``) and the inscribed card rectangles."""
+    out = []
+    for q in classical:
+        b = (*q.min(axis=0), *q.max(axis=0))
+        if _iou(b, box) >= min_iou:
+            out.append(q)
+    return out + box_quads(box)
+
+
+def _iou(a, b) -> float:
+    x1, y1 = max(a[0], b[0]), max(a[1], b[1])
+    x2, y2 = min(a[2], b[2]), min(a[3], b[3])
+    inter = max(0.0, x2 - x1) * max(0.0, y2 - y1)
+    u = (a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter
+    return inter / u if u > 0 else 0.0
