@@ -57,6 +57,8 @@ def register(sub) -> None:
     d.add_argument("--real-val", type=int, default=40, help="real train-split photos kept for validation")
     d.add_argument("--real-repeat", type=int, default=2, help="times each real train photo is used")
     d.add_argument("--workers", type=int, default=2)
+    d.add_argument("--format", default="detect", choices=["detect", "obb"],
+                   help="axis-aligned boxes or oriented card quads")
     d.set_defaults(func=cmd_locdata)
 
     lt = sub.add_parser("train-localiser", help="train the card localiser (Ultralytics, training venv)")
@@ -70,6 +72,11 @@ def register(sub) -> None:
     lt.add_argument("--time", type=float, default=None,
                     help="hours: stop then, the learning-rate schedule fitted to it (overrides --epochs)")
     lt.add_argument("--init", default=None, help="previous stage's best.pt (default: yolo11n.yaml from scratch)")
+    lt.add_argument("--model", default="yolo11n.yaml", help="model yaml (yolo11n.yaml boxes, yolo11n-obb.yaml oriented)")
+    lt.add_argument("--transfer", default=None, metavar="WEIGHTS",
+                    help="copy the matching layers of these weights first (a box model's backbone into an OBB model)")
+    lt.add_argument("--export", default=None, metavar="WEIGHTS",
+                    help="only export these weights (best.pt) to --out/card_localiser.onnx")
     lt.set_defaults(func=cmd_train_localiser)
 
 
@@ -133,7 +140,7 @@ def cmd_locdata(args) -> int:
     from .locdata import build_dataset
 
     res = build_dataset(Path(args.out), n_synth=args.synth, seed=args.seed, real_val=args.real_val,
-                        real_repeat=args.real_repeat, workers=args.workers)
+                        real_repeat=args.real_repeat, workers=args.workers, fmt=args.format)
     print(json.dumps(res))
     return 0
 
@@ -145,11 +152,16 @@ def cmd_train_localiser(args) -> int:
         print("tablecam train-localiser needs Ultralytics: run it with the training venv, e.g. "
               ".venv-train/bin/python -m tablecam train-localiser ...", file=sys.stderr)
         return 2
-    from .train import train_localiser
+    from .train import export_localiser, train_localiser
 
+    if args.export:
+        res = export_localiser(Path(args.export), Path(args.out), args.imgsz)
+        print(json.dumps(res))
+        return 0
     res = train_localiser(Path(args.data), Path(args.out), epochs=args.epochs, imgsz=args.imgsz, seed=args.seed,
                           batch=args.batch, init=Path(args.init) if args.init else None, lr0=args.lr0,
-                          hours=args.time)
+                          hours=args.time, model_yaml=args.model,
+                          transfer=Path(args.transfer) if args.transfer else None)
     print(json.dumps(res))
     return 0
 

@@ -80,7 +80,8 @@ class CardDetector:
     def __init__(self, model_dir: str | Path | None = None, threads: int = 1,
                  min_conf: float = 0.5, max_side: int = 900, nms_iou: float = 0.5,
                  candidate_iou: float = 0.9, min_conf_rare: float = 0.9, localiser: bool | None = None,
-                 localiser_conf: float = 0.25, gate_iou: float = 0.0):
+                 localiser_conf: float = 0.25, gate_iou: float = 0.0, localiser_imgsz: int | None = None,
+                 localiser_iou: float = 0.6, box_trim: float = 0.0):
         self.model_dir = Path(model_dir) if model_dir else MODELS_DIR
         self.classifier = CornerClassifier(self.model_dir / "card_classifier.onnx", threads=threads)
         # the learned localiser, when the model directory ships one (None: use it if present)
@@ -89,8 +90,10 @@ class CardDetector:
         if localiser or (localiser is None and loc_path.exists()):
             from .proposals import CardLocaliser
 
-            self.localiser = CardLocaliser(loc_path, threads=threads, conf=localiser_conf)
+            self.localiser = CardLocaliser(loc_path, threads=threads, conf=localiser_conf, imgsz=localiser_imgsz,
+                                           iou=localiser_iou)
         self.gate_iou = gate_iou
+        self.box_trim = box_trim
         self.classes = self.classifier.classes
         self.min_conf = min_conf
         self.max_side = max_side
@@ -120,7 +123,7 @@ class CardDetector:
             image_bgr = image_bgr[:, :, :3]
         quads = find_cards(image_bgr, max_side=self.max_side, nms_iou=self.candidate_iou)
         if self.localiser is not None:
-            quads = self._with_proposals(image_bgr, quads)
+            return self._detect_in_boxes(image_bgr, quads)
         crops = [warp_card(image_bgr, q) for q in quads]
         probs = self.classifier.classify_cards(crops)
         out: list[Detection] = []
@@ -138,21 +141,77 @@ class CardDetector:
         return _one_per_card(out, self.nms_iou)
 
 
-    def _with_proposals(self, image_bgr: np.ndarray, quads: list[np.ndarray]) -> list[np.ndarray]:
-        """The learned localiser's boxes as card quads, added to the
-        classical ones (those outside every box are dropped when
-        ``gate_iou`` > 0: the boxes know carpet from cards better)."""
+    def _read(self, p: np.ndarray) -> tuple[int, float]:
+        """(class index, confidence) of one reading, or (-1, 0) when it is
+        ``none`` or under its confidence floor."""
+        i = int(np.argmax(p))
+        if self.classes[i] == "none" or p[i] < self.min_conf:
+            return -1, 0.0
+        if self.classes[i] in ("back", "JK") and p[i] < self.min_conf_rare:
+            return -1, 0.0
+        return i, float(p[i])
+
+    def _detect_in_boxes(self, image_bgr: np.ndarray, classical: list[np.ndarray]) -> list[Detection]:
+        """One reading per box of the learned localiser.
+
+        Each box is read through several quads - the card rectangles
+        inscribed in it (:func:`~tablecam.vision.proposals.box_quads`), the
+        classical localiser's quads that fit it, and those the classical
+        localiser finds in a crop around the box alone (a local contrast
+        threshold separates a card from carpet where a whole-image one does
+        not) - and the surest read wins.  The localiser's own NMS has
+        already made one box per card, so cards of a fanned hand, which
+        overlap more than any quad NMS would allow, stay apart.  Classical
+        quads that fit no box are read too when ``gate_iou`` is 0 (a card
+        the localiser missed), otherwise dropped.
+        """
+        from .localise import warp_card
         from .proposals import _iou as box_iou
-        from .proposals import box_quads
+        from .proposals import box_quads, box_variants, local_quads
 
-        boxes = [b[:4] for b in self.localiser.boxes(image_bgr)]
-        if self.gate_iou > 0:
-            quads = [q for q in quads
-                     if any(box_iou((*q.min(axis=0), *q.max(axis=0)), b) >= self.gate_iou for b in boxes)]
-        return quads + [q for b in boxes for q in box_quads(b)]
+        h, w = image_bgr.shape[:2]
+        props = self.localiser.proposals(image_bgr)
+        boxes = [b for b, _, _ in props]
+        cand_quads: list[np.ndarray] = []
+        owner: list[int] = []  # box index per candidate, -1 for a classical quad outside every box
+        for bi, (b, _, oq) in enumerate(props):
+            variants = box_variants(b, self.box_trim) if self.box_trim > 0 else [b]
+            own = [oq] if oq is not None else []  # an oriented-box model's own quad
+            for q in own + [q for v in variants for q in box_quads(v)] + local_quads(image_bgr, b):
+                cand_quads.append(q)
+                owner.append(bi)
+        for q in classical:
+            qb = (*q.min(axis=0), *q.max(axis=0))
+            ious = [box_iou(qb, b) for b in boxes]
+            best = int(np.argmax(ious)) if ious else -1
+            if best >= 0 and ious[best] >= 0.6:
+                cand_quads.append(q)
+                owner.append(best)
+            elif self.gate_iou <= 0 and (best < 0 or ious[best] < 0.3):
+                cand_quads.append(q)
+                owner.append(-1)
+        probs = self.classifier.classify_cards([warp_card(image_bgr, q) for q in cand_quads])
+        best_of_box: dict[int, tuple[float, int, np.ndarray, np.ndarray]] = {}
+        loose: list[Detection] = []
+        for q, p, bi in zip(cand_quads, probs, owner):
+            ci, conf = self._read(p)
+            if ci < 0:
+                continue
+            if bi < 0:
+                loose.append(self._detection(q, p, ci, conf, w, h))
+            elif bi not in best_of_box or conf > best_of_box[bi][0]:
+                best_of_box[bi] = (conf, ci, q, p)
+        dets = [self._detection(q, p, ci, conf, w, h) for conf, ci, q, p in best_of_box.values()]
+        return _one_per_card(dets + loose, self.nms_iou, quads=False)
+
+    def _detection(self, q: np.ndarray, p: np.ndarray, ci: int, conf: float, w: int, h: int) -> Detection:
+        x1, y1 = q.min(axis=0)
+        x2, y2 = q.max(axis=0)
+        box = (max(0.0, float(x1)), max(0.0, float(y1)), min(float(w), float(x2)), min(float(h), float(y2)))
+        return Detection(self.classes[ci], conf, box, q, _top_probs(p, self.classes))
 
 
-def _one_per_card(dets: list[Detection], nms_iou: float = 0.85) -> list[Detection]:
+def _one_per_card(dets: list[Detection], nms_iou: float = 0.85, quads: bool = True) -> list[Detection]:
     """A card is reported once: two detections of the same code whose boxes
     overlap are one card (keep the surer), and of two quads covering the
     same place (quad IoU above ``nms_iou``) the surer read wins.  Backs may
@@ -167,7 +226,7 @@ def _one_per_card(dets: list[Detection], nms_iou: float = 0.85) -> list[Detectio
             if k.card == d.card and d.card != "back" and _iou(k.box, d.box) > 0.1:
                 dup = True
                 break
-            if k.quad is not None and d.quad is not None and quad_iou(k.quad, d.quad) > nms_iou:
+            if quads and k.quad is not None and d.quad is not None and quad_iou(k.quad, d.quad) > nms_iou:
                 dup = True
                 break
             if _iou(k.box, d.box) > 0.85:

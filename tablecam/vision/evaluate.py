@@ -76,8 +76,10 @@ def match(dets: list, gts: list[tuple[str, tuple]], key=lambda d: d.card[1:] if 
     return len(res), read, len(gts), len(dets), res
 
 
-def eval_real_photos(split: str = "test", detector=None, root: Path | None = None, verbose: bool = False) -> dict:
-    """Rank accuracy and recall of whole cards on one split of the edje photos."""
+def eval_real_photos(split: str = "test", detector=None, root: Path | None = None, verbose: bool = False,
+                     names: list[str] | None = None) -> dict:
+    """Rank accuracy and recall of whole cards on one split of the edje
+    photos (only the photos ``names``, file names, when given)."""
     import cv2
 
     from .detector import load_detector
@@ -85,6 +87,8 @@ def eval_real_photos(split: str = "test", detector=None, root: Path | None = Non
     det = detector or load_detector()
     root = Path(root or REAL_PHOTOS) / split
     files = sorted(glob.glob(str(root / "*.JPG")) + glob.glob(str(root / "*.jpg")))
+    if names is not None:
+        files = [f for f in files if os.path.basename(f) in set(names)]
     tot = {"gt": 0, "found": 0, "read": 0, "dets": 0, "images": 0, "seconds": 0.0}
     errors = []
     for f in files:
@@ -110,6 +114,7 @@ def eval_real_photos(split: str = "test", detector=None, root: Path | None = Non
     tot["recall"] = tot["found"] / max(1, tot["gt"])
     tot["rank_accuracy"] = tot["read"] / max(1, tot["gt"])
     tot["rank_accuracy_of_found"] = tot["read"] / max(1, tot["found"])
+    tot["precision"] = tot["read"] / max(1, tot["dets"])
     tot["ms_per_image"] = 1000 * tot["seconds"] / max(1, tot["images"])
     tot["errors"] = errors
     if verbose:
@@ -150,6 +155,32 @@ def eval_heldout_crops(n_per_card: int = 20, seed: int = 123, decks: list[str] |
             "confusions": confusions[:40]}
 
 
+def score_scene(dets: list, scene) -> tuple[int, int, int, int]:
+    """(true positives, false positives, missed visible cards, true positives
+    of cards whose index corners are both covered) for one rendered scene: a
+    detection is right when its code and box (IoU >= 0.5) match a card."""
+    gts = [(c.card, tuple(c.quad.min(axis=0)) + tuple(c.quad.max(axis=0)), c.visible) for c in scene.cards]
+    used: set[int] = set()
+    tp = fp = hidden_ok = 0
+    for d in sorted(dets, key=lambda d: -d.conf):
+        best, bi = 0.0, -1
+        for gi, (code, box, vis) in enumerate(gts):
+            if gi in used or code != d.card:
+                continue
+            s = _iou(d.box, box)
+            if s > best:
+                best, bi = s, gi
+        if bi >= 0 and best >= 0.5:
+            used.add(bi)
+            tp += 1
+            if not gts[bi][2]:
+                hidden_ok += 1
+        else:
+            fp += 1
+    fn = sum(1 for gi, g in enumerate(gts) if g[2] and gi not in used)
+    return tp, fp, fn, hidden_ok
+
+
 def eval_scenes(n: int = 50, seed: int = 7, overlap: bool = True, decks: list[str] | None = None,
                 detector=None, size=(1280, 720)) -> dict:
     """Per-card precision and recall of detect() on rendered held-out scenes."""
@@ -168,24 +199,8 @@ def eval_scenes(n: int = 50, seed: int = 7, overlap: bool = True, decks: list[st
         t = time.perf_counter()
         dets = det.detect(sc.image)
         secs += time.perf_counter() - t
-        gts = [(c.card, tuple(c.quad.min(axis=0)) + tuple(c.quad.max(axis=0)), c.visible) for c in sc.cards]
-        used = set()
-        for d in sorted(dets, key=lambda d: -d.conf):
-            best, bi = 0.0, -1
-            for gi, (code, box, vis) in enumerate(gts):
-                if gi in used or code != d.card:
-                    continue
-                s = _iou(d.box, box)
-                if s > best:
-                    best, bi = s, gi
-            if bi >= 0 and best >= 0.5:
-                used.add(bi)
-                tp += 1
-                if not gts[bi][2]:
-                    hidden_ok += 1
-            else:
-                fp += 1
-        fn += sum(1 for gi, g in enumerate(gts) if g[2] and gi not in used)
+        a, b, c, d = score_scene(dets, sc)
+        tp, fp, fn, hidden_ok = tp + a, fp + b, fn + c, hidden_ok + d
     tp_vis = tp - hidden_ok
     return {"precision": tp / max(1, tp + fp), "recall": tp_vis / max(1, tp_vis + fn), "tp": tp, "fp": fp,
             "fn": fn, "scenes": n, "overlap": overlap, "ms_per_image": 1000 * secs / max(1, n)}

@@ -25,6 +25,7 @@ bounds (the whole card, also where another card lies over part of it).
 
 from __future__ import annotations
 
+import functools
 import glob
 import os
 import shutil
@@ -127,6 +128,45 @@ def yolo_box_lines(boxes: list[tuple[float, float, float, float]], w: int, h: in
     return "".join(line + "\n" for line in lines)
 
 
+def yolo_obb_lines(quads: list[np.ndarray], w: int, h: int, cls: int = 0) -> str:
+    """YOLO OBB lines (class x1 y1 x2 y2 x3 y3 x4 y4, normalised, clipped).
+
+    >>> yolo_obb_lines([np.array([[0, 0], [50, 0], [50, 70], [0, 70]])], 100, 100)
+    '0 0.00000 0.00000 0.50000 0.00000 0.50000 0.70000 0.00000 0.70000\\n'
+    """
+    out = []
+    for q in quads:
+        qn = np.clip(np.asarray(q, np.float64).reshape(4, 2) / np.array([w, h], np.float64), 0.0, 1.0)
+        out.append(f"{cls} " + " ".join(f"{v:.5f}" for v in qn.reshape(-1)) + "\n")
+    return "".join(out)
+
+
+def pseudo_quad(image: np.ndarray, box: tuple[float, float, float, float], rank: str, detector) -> np.ndarray:
+    """An oriented card quad for a real photo's axis-aligned, rank-only label.
+
+    The label says where the card is and its rank, not how it is turned:
+    of the quads the box allows (the inscribed card rectangles, the
+    classical localiser's quads in a crop around it) the one whose reading
+    gives the labelled rank most probability is taken; when none reads the
+    rank (a card half covered: the label holds only its visible part) the
+    box itself."""
+    from .localise import warp_card
+    from .proposals import box_quads, box_variants, local_quads
+
+    cands = [q for v in box_variants(box, 0.1) for q in box_quads(v)] + local_quads(image, box)
+    if not cands:
+        x1, y1, x2, y2 = box
+        return np.array([[x1, y1], [x2, y1], [x2, y2], [x1, y2]], np.float32)
+    probs = detector.classifier.classify_cards([warp_card(image, q) for q in cands])
+    idx = [i for i, c in enumerate(detector.classes) if len(c) == 2 and c[1] == rank]
+    score = [float(p[idx].sum()) for p in probs]
+    best = int(np.argmax(score))
+    if score[best] < 0.3:
+        x1, y1, x2, y2 = box
+        return np.array([[x1, y1], [x2, y1], [x2, y2], [x1, y2]], np.float32)
+    return cands[best]
+
+
 def render_one(args) -> str:
     """Render scene ``i`` into ``out`` (a worker's unit of work)."""
     import cv2
@@ -134,7 +174,7 @@ def render_one(args) -> str:
     from .faces import training_decks
     from .synth import render_scene
 
-    i, seed, out, reals = args
+    i, seed, out, reals, fmt = args
     rng = np.random.default_rng([seed, i])
     w, h = SIZES[int(rng.integers(len(SIZES)))]
     short = min(w, h)
@@ -144,24 +184,43 @@ def render_one(args) -> str:
                       n_cards=int(rng.integers(0, 7)))
     name = f"synth_{seed}_{i:05d}"
     cv2.imwrite(str(out / "images" / f"{name}.jpg"), sc.image, [cv2.IMWRITE_JPEG_QUALITY, 90])
-    boxes = [tuple(c.quad.min(axis=0)) + tuple(c.quad.max(axis=0)) for c in sc.cards]
-    (out / "labels" / f"{name}.txt").write_text(yolo_box_lines(boxes, w, h))
+    if fmt == "obb":
+        (out / "labels" / f"{name}.txt").write_text(yolo_obb_lines([c.quad for c in sc.cards], w, h))
+    else:
+        boxes = [tuple(c.quad.min(axis=0)) + tuple(c.quad.max(axis=0)) for c in sc.cards]
+        (out / "labels" / f"{name}.txt").write_text(yolo_box_lines(boxes, w, h))
     return name
 
 
+def split_real_train(real_root: Path | None = None, seed: int = 0, real_val: int = 40) -> tuple[list[str], list[str]]:
+    """The real train split's photos, cut into (trained on, validation).
+
+    The validation photos are the only real photos the localiser has not
+    seen besides the test split, so detect()'s thresholds are chosen on
+    them (bench/vision/tune.py)."""
+    from .evaluate import REAL_PHOTOS
+
+    real_root = Path(real_root or REAL_PHOTOS / "train")
+    names = sorted(os.path.basename(f) for f in glob.glob(str(real_root / "*.JPG")) + glob.glob(str(real_root / "*.jpg"))
+                   if os.path.exists(os.path.splitext(f)[0] + ".xml"))
+    order = np.random.default_rng(seed).permutation(len(names))
+    return [names[i] for i in order[real_val:]], [names[i] for i in order[:real_val]]
+
+
 def build_dataset(out: Path, n_synth: int = 800, seed: int = 0, real_root: Path | None = None,
-                  real_val: int = 40, real_repeat: int = 2, workers: int = 2, progress: bool = True) -> dict:
-    """Write ``out/{train,val}/{images,labels}`` and ``out/data.yaml``."""
+                  real_val: int = 40, real_repeat: int = 2, workers: int = 2, progress: bool = True,
+                  fmt: str = "detect") -> dict:
+    """Write ``out/{train,val}/{images,labels}`` and ``out/data.yaml``.
+
+    ``fmt`` "detect": axis-aligned boxes; "obb": oriented card quads (the
+    real photos' quads from :func:`pseudo_quad`, read by the shipped
+    classifier)."""
     import cv2
 
     from .evaluate import REAL_PHOTOS, read_voc
 
     real_root = Path(real_root or REAL_PHOTOS) / "train"
-    names = sorted(os.path.basename(f) for f in glob.glob(str(real_root / "*.JPG")) + glob.glob(str(real_root / "*.jpg"))
-                   if os.path.exists(os.path.splitext(f)[0] + ".xml"))
-    order = np.random.default_rng(seed).permutation(len(names))
-    val_names = [names[i] for i in order[:real_val]]
-    train_names = [names[i] for i in order[real_val:]]
+    train_names, val_names = split_real_train(real_root, seed, real_val)
     if out.exists():
         shutil.rmtree(out)
     for part in ("train", "val"):
@@ -173,13 +232,17 @@ def build_dataset(out: Path, n_synth: int = 800, seed: int = 0, real_root: Path 
             if img is None:
                 continue
             h, w = img.shape[:2]
-            lab = yolo_box_lines([b for _, b in read_voc(os.path.splitext(real_root / n)[0] + ".xml")], w, h)
+            gts = read_voc(os.path.splitext(real_root / n)[0] + ".xml")
+            if fmt == "obb":
+                lab = yolo_obb_lines([pseudo_quad(img, b, r, _detector()) for r, b in gts], w, h)
+            else:
+                lab = yolo_box_lines([b for _, b in gts], w, h)
             for r in range(reps):
                 stem = f"real{r}_{os.path.splitext(n)[0]}"
                 shutil.copyfile(real_root / n, out / part / "images" / f"{stem}.jpg")
                 (out / part / "labels" / f"{stem}.txt").write_text(lab)
     reals = real_backgrounds(real_root, train_names)
-    jobs = [(i, seed, out / "train", reals) for i in range(n_synth)]
+    jobs = [(i, seed, out / "train", reals, fmt) for i in range(n_synth)]
     it = None
     if workers > 1:
         import multiprocessing as mp
@@ -194,6 +257,13 @@ def build_dataset(out: Path, n_synth: int = 800, seed: int = 0, real_root: Path 
         f"path: {out.resolve()}\ntrain: train/images\nval: val/images\nnames:\n  0: card\n")
     return {"synth": len(done), "real_train": len(train_names) * real_repeat, "real_val": len(val_names),
             "real_backgrounds": len(reals), "seed": seed}
+
+
+@functools.lru_cache(maxsize=1)
+def _detector():
+    from .detector import CardDetector
+
+    return CardDetector(localiser=False)
 
 
 def _progress(it, total: int, on: bool):

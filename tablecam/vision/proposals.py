@@ -77,17 +77,24 @@ class CardLocaliser:
     the model), as Ultralytics does when it trains.
     """
 
-    def __init__(self, path: str | Path | None = None, threads: int = 1, conf: float = 0.25, iou: float = 0.6):
+    def __init__(self, path: str | Path | None = None, threads: int = 1, conf: float = 0.25, iou: float = 0.6,
+                 imgsz: int | None = None):
         import onnxruntime as ort
 
         self.path = Path(path) if path else MODELS_DIR / "card_localiser.onnx"
         meta = self.path.with_suffix(".json")
-        self.imgsz = int(json.loads(meta.read_text()).get("imgsz", 320)) if meta.exists() else 320
+        self.meta = json.loads(meta.read_text()) if meta.exists() else {}
         opts = ort.SessionOptions()
         opts.intra_op_num_threads = threads
         opts.inter_op_num_threads = 1
         self.session = ort.InferenceSession(str(self.path), opts, providers=["CPUExecutionProvider"])
-        self.input = self.session.get_inputs()[0].name
+        inp = self.session.get_inputs()[0]
+        self.input = inp.name
+        # a model exported with dynamic axes takes any multiple of 32 (rectangular letterbox, as
+        # Ultralytics predicts); a static one only its own square size
+        self.dynamic = not all(isinstance(d, int) for d in inp.shape[2:])
+        trained = int(self.meta.get("imgsz", 320)) if self.dynamic else int(inp.shape[2])
+        self.imgsz = int(imgsz or self.meta.get("infer_imgsz", trained)) if self.dynamic else trained
         self.conf = conf
         self.iou = iou
 
@@ -98,27 +105,53 @@ class CardLocaliser:
         s = self.imgsz / max(h, w)
         nw, nh = max(1, round(w * s)), max(1, round(h * s))
         small = cv2.resize(img, (nw, nh), interpolation=cv2.INTER_AREA if s < 1 else cv2.INTER_LINEAR)
-        px, py = (self.imgsz - nw) // 2, (self.imgsz - nh) // 2
-        canvas = np.full((self.imgsz, self.imgsz, 3), 114, np.uint8)
+        if self.dynamic:
+            cw, ch = -(-nw // 32) * 32, -(-nh // 32) * 32
+        else:
+            cw = ch = self.imgsz
+        px, py = (cw - nw) // 2, (ch - nh) // 2
+        canvas = np.full((ch, cw, 3), 114, np.uint8)
         canvas[py:py + nh, px:px + nw] = small
         return canvas, s, px, py
 
     def boxes(self, image_bgr: np.ndarray) -> list[tuple[float, float, float, float, float]]:
+        """Axis-aligned ``(x1, y1, x2, y2, conf)`` of every card found."""
+        return [(*b, c) for b, c, _ in self.proposals(image_bgr)]
+
+    def proposals(self, image_bgr: np.ndarray) -> list[tuple[tuple[float, float, float, float], float,
+                                                              np.ndarray | None]]:
+        """``(box, conf, quad)`` per card: ``quad`` is the oriented box's four
+        corners for an oriented-box (OBB) model, None for a box model."""
         import cv2
 
+        h, w = image_bgr.shape[:2]
+        if h < 2 or w < 2:
+            return []
         canvas, s, px, py = self._letterbox(image_bgr)
         x = canvas[:, :, ::-1].transpose(2, 0, 1)[None].astype(np.float32) / 255.0
-        out = self.session.run(None, {self.input: np.ascontiguousarray(x)})[0][0]  # (4 + nc, N)
-        scores = out[4:].max(axis=0)
-        keep = scores >= self.conf
-        if not keep.any():
+        out = self.session.run(None, {self.input: np.ascontiguousarray(x)})[0][0]  # (4 + nc [+ angle], N)
+        obb = bool(self.meta.get("obb")) or out.shape[0] == 6
+        scores = out[4:-1].max(axis=0) if obb else out[4:].max(axis=0)
+        keep = np.flatnonzero(scores >= self.conf)
+        if keep.size == 0:
             return []
-        cx, cy, bw, bh = out[0, keep], out[1, keep], out[2, keep], out[3, keep]
+        cx, cy, bw, bh = (out[i, keep] for i in range(4))
         sc = scores[keep]
+        res = []
+        if obb:
+            ang = np.degrees(out[-1, keep])
+            rects = [((float(a), float(b)), (float(c), float(d)), float(e)) for a, b, c, d, e in zip(cx, cy, bw, bh, ang)]
+            idx = cv2.dnn.NMSBoxesRotated(rects, [float(v) for v in sc], self.conf, self.iou)
+            for i in np.array(idx).reshape(-1):
+                q = cv2.boxPoints(rects[i]).astype(np.float32)
+                q = (q - np.array([px, py], np.float32)) / s
+                x1, y1 = np.clip(q.min(axis=0), 0, [w, h])
+                x2, y2 = np.clip(q.max(axis=0), 0, [w, h])
+                if x2 - x1 > 2 and y2 - y1 > 2:
+                    res.append(((float(x1), float(y1), float(x2), float(y2)), float(sc[i]), q))
+            return res
         rects = [[float(a - c / 2), float(b - d / 2), float(c), float(d)] for a, b, c, d in zip(cx, cy, bw, bh)]
         idx = cv2.dnn.NMSBoxes(rects, [float(v) for v in sc], self.conf, self.iou)
-        h, w = image_bgr.shape[:2]
-        res = []
         for i in np.array(idx).reshape(-1):
             x0, y0, ww, hh = rects[i]
             x1 = min(max((x0 - px) / s, 0.0), float(w))
@@ -126,8 +159,47 @@ class CardLocaliser:
             x2 = min(max((x0 + ww - px) / s, 0.0), float(w))
             y2 = min(max((y0 + hh - py) / s, 0.0), float(h))
             if x2 - x1 > 2 and y2 - y1 > 2:
-                res.append((x1, y1, x2, y2, float(sc[i])))
+                res.append(((x1, y1, x2, y2), float(sc[i]), None))
         return res
+
+
+def box_variants(box: tuple[float, float, float, float], trim: float = 0.1) -> list[tuple[float, float, float, float]]:
+    """The box and four copies with one side pulled in by ``trim``: a box
+    around a card of a fanned hand often takes in a strip of its neighbour.
+
+    >>> box_variants((0, 0, 100, 100))[1:3]
+    [(10.0, 0, 100, 100), (0, 10.0, 100, 100)]
+    """
+    x1, y1, x2, y2 = box
+    dx, dy = (x2 - x1) * trim, (y2 - y1) * trim
+    return [box, (x1 + dx, y1, x2, y2), (x1, y1 + dy, x2, y2), (x1, y1, x2 - dx, y2), (x1, y1, x2, y2 - dy)]
+
+
+def local_quads(image: np.ndarray, box: tuple[float, float, float, float], grow: float = 0.12,
+                max_side: int = 320, min_iou: float = 0.5, keep: int = 3) -> list[np.ndarray]:
+    """The classical localiser run on a crop around one box: the card fills
+    most of the crop, so its thresholds separate it from the local
+    background (carpet, wood) far better than on the whole photo.  Quads
+    whose bounds fit the box (IoU >= ``min_iou``), best first, in image
+    pixels."""
+    from .localise import find_cards
+
+    h, w = image.shape[:2]
+    x1, y1, x2, y2 = box
+    gx, gy = (x2 - x1) * grow, (y2 - y1) * grow
+    cx1, cy1 = int(max(0, x1 - gx)), int(max(0, y1 - gy))
+    cx2, cy2 = int(min(w, x2 + gx)), int(min(h, y2 + gy))
+    if cx2 - cx1 < 16 or cy2 - cy1 < 16:
+        return []
+    crop = image[cy1:cy2, cx1:cx2]
+    scored = []
+    for q in find_cards(crop, max_side=max_side, min_frac=0.1, max_frac=1.0, nms_iou=0.9):
+        q = q + np.array([cx1, cy1], np.float32)
+        s = _iou((*q.min(axis=0), *q.max(axis=0)), box)
+        if s >= min_iou:
+            scored.append((s, q))
+    scored.sort(key=lambda t: -t[0])
+    return [q for _, q in scored[:keep]]
 
 
 def quads_for_box(box: tuple[float, float, float, float], classical: list[np.ndarray],

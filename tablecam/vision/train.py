@@ -174,7 +174,8 @@ def _offline_ultralytics(config_dir: Path) -> None:
 
 def train_localiser(data_yaml: Path, out_dir: Path, epochs: int = 20, imgsz: int = 320, seed: int = 0,
                     batch: int = 16, workers: int = 2, init: Path | None = None, model_yaml: str = "yolo11n.yaml",
-                    lr0: float = 0.01, close_mosaic: int = 5, hours: float | None = None) -> dict:
+                    lr0: float = 0.01, close_mosaic: int = 5, hours: float | None = None,
+                    transfer: Path | None = None) -> dict:
     """One stage of the card localiser: Ultralytics from ``model_yaml`` (no
     pretrained weights) or from the previous stage's ``init`` weights, on the
     CPU, deterministic seed; exported to ONNX (opset 17, fixed input
@@ -188,25 +189,33 @@ def train_localiser(data_yaml: Path, out_dir: Path, epochs: int = 20, imgsz: int
     model.train(data=str(Path(data_yaml).resolve()), epochs=epochs, imgsz=imgsz, batch=batch, workers=workers,
                 device="cpu", seed=seed, deterministic=True, amp=False, plots=False, project=str(out_dir.parent),
                 name=out_dir.name, exist_ok=True, lr0=lr0, close_mosaic=close_mosaic, single_cls=True,
-                degrees=0.0, flipud=0.5, fliplr=0.5, pretrained=False, verbose=True, patience=1000,
+                degrees=0.0, flipud=0.5, fliplr=0.5, pretrained=str(transfer) if transfer else False,
+                verbose=True, patience=1000,
                 **({"time": hours} if hours else {}))
     best = out_dir / "weights" / "best.pt"
-    res = _export_localiser(best, out_dir, imgsz)
+    res = export_localiser(best, out_dir, imgsz)
+    res["obb"] = "obb" in model_yaml
     res["recipe"] = {"command": " ".join(sys.argv), "data": str(data_yaml), "epochs": epochs, "imgsz": imgsz,
                      "seed": seed, "batch": batch, "init": str(init) if init else None, "model": model_yaml,
-                     "lr0": lr0, "hours": hours, "wall_seconds": round(time.time() - t0, 1)}
-    (out_dir / "card_localiser.json").write_text(json.dumps(res, indent=1))
+                     "lr0": lr0, "hours": hours, "transfer": str(transfer) if transfer else None, "wall_seconds": round(time.time() - t0, 1)}
+    (out_dir / "card_localiser.json").write_text(json.dumps(res, indent=1))  # the export's, with the recipe
     return res
 
 
-def _export_localiser(weights: Path, out_dir: Path, imgsz: int) -> dict:
-    """best.pt -> card_localiser.onnx (static imgsz x imgsz, raw head output)."""
+def export_localiser(weights: Path, out_dir: Path, imgsz: int) -> dict:
+    """best.pt -> card_localiser.onnx (dynamic height and width, raw head
+    output (1, 5, N): cx, cy, w, h, card score)."""
     import shutil
 
+    _offline_ultralytics(Path("data") / "yolo_config")
     from ultralytics import YOLO
 
+    out_dir.mkdir(parents=True, exist_ok=True)
     m = YOLO(str(weights))
-    f = m.export(format="onnx", imgsz=imgsz, opset=17, simplify=False, dynamic=False, half=False, device="cpu")
+    f = m.export(format="onnx", imgsz=imgsz, opset=17, simplify=False, dynamic=True, half=False, device="cpu")
     dst = out_dir / "card_localiser.onnx"
     shutil.copyfile(f, dst)
-    return {"onnx": str(dst), "imgsz": imgsz, "classes": ["card"], "weights": str(weights)}
+    meta = {"onnx": str(dst), "imgsz": imgsz, "infer_imgsz": imgsz, "classes": ["card"], "weights": str(weights),
+            "obb": m.task == "obb"}
+    dst.with_suffix(".json").write_text(json.dumps(meta, indent=1))
+    return meta

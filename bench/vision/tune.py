@@ -1,0 +1,76 @@
+"""Choose detect()'s settings for the learned localiser, never on the test split.
+
+Tuning sets: the 40 real photos of the train split that the localiser was
+not trained on (``locdata.split_real_train``), and rendered overlap scenes
+of *training* decks (seed 99; the held-out decks stay for the benchmark).
+Each configuration prints recall, rank accuracy and precision on both.
+
+    .venv/bin/python bench/vision/tune.py [--model-dir models] [--scenes 30]
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import json
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+
+import numpy as np  # noqa: E402
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--model-dir", default=None)
+    ap.add_argument("--scenes", type=int, default=30)
+    ap.add_argument("--no-classical", action="store_true", help="skip the classical-only row")
+    ap.add_argument("--loc-conf", default="0.25,0.4,0.55")
+    ap.add_argument("--gate", default="0,0.5")
+    ap.add_argument("--min-conf", default="0.5")
+    ap.add_argument("--imgsz", default="320", help="localiser input sizes (long side) to try")
+    ap.add_argument("--nms", default="0.6", help="the localiser's box NMS IoU")
+    ap.add_argument("--trim", default="0", help="box_variants trim (0: the box alone)")
+    args = ap.parse_args()
+
+    from tablecam.vision import evaluate
+    from tablecam.vision.detector import CardDetector
+    from tablecam.vision.faces import training_decks
+    from tablecam.vision.locdata import split_real_train
+    from tablecam.vision.synth import render_scene
+
+    _, val = split_real_train()
+    rng = np.random.default_rng(99)
+    decks = training_decks()
+    scenes = [render_scene(rng, decks, size=(1280, 720)) for _ in range(args.scenes)]
+
+    def run(det) -> dict:
+        r = evaluate.eval_real_photos("train", det, names=val)
+        tp = fp = fn = hid = 0
+        for sc in scenes:
+            a, b, c, d = evaluate.score_scene(det.detect(sc.image), sc)
+            tp, fp, fn, hid = tp + a, fp + b, fn + c, hid + d
+        return {"real_val_recall": round(r["recall"], 3), "real_val_rank_acc": round(r["rank_accuracy"], 3),
+                "real_val_precision": round(r["precision"], 3),
+                "scene_recall": round((tp - hid) / max(1, tp - hid + fn), 3),
+                "scene_precision": round(tp / max(1, tp + fp), 3), "ms_per_photo": round(r["ms_per_image"], 1)}
+
+    if args.no_classical:
+        rows = []
+    else:
+        rows = [{"config": "classical only", **run(CardDetector(args.model_dir, localiser=False))}]
+        print(json.dumps(rows[-1]), flush=True)
+    grid = [list(map(float, v.split(","))) for v in (args.imgsz, args.loc_conf, args.gate, args.min_conf, args.nms, args.trim)]
+    for sz, lc, gate, mc, nms, trim in itertools.product(*grid):
+        det = CardDetector(args.model_dir, localiser=True, localiser_conf=lc, gate_iou=gate, min_conf=mc,
+                           localiser_imgsz=int(sz), localiser_iou=nms, box_trim=trim)
+        rows.append({"config": f"localiser {int(sz)} px conf {lc} nms {nms} trim {trim} gate {gate} min_conf {mc}",
+                     **run(det)})
+        print(json.dumps(rows[-1]), flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
