@@ -81,7 +81,8 @@ class CardDetector:
                  min_conf: float = 0.5, max_side: int = 900, nms_iou: float = 0.5,
                  candidate_iou: float = 0.9, min_conf_rare: float = 0.9, localiser: bool | None = None,
                  localiser_conf: float = 0.25, gate_iou: float = 0.0, localiser_imgsz: int | None = None,
-                 localiser_iou: float = 0.6, box_trim: float = 0.0):
+                 localiser_iou: float = 0.6, box_trim: float = 0.0,
+                 whole_image_classical: bool = True):
         self.model_dir = Path(model_dir) if model_dir else MODELS_DIR
         self.classifier = CornerClassifier(self.model_dir / "card_classifier.onnx", threads=threads)
         # the learned localiser, when the model directory ships one (None: use it if present)
@@ -94,6 +95,7 @@ class CardDetector:
                                            iou=localiser_iou)
         self.gate_iou = gate_iou
         self.box_trim = box_trim
+        self.whole_image_classical = whole_image_classical
         self.classes = self.classifier.classes
         self.min_conf = min_conf
         self.max_side = max_side
@@ -121,9 +123,11 @@ class CardDetector:
             image_bgr = cv2.cvtColor(image_bgr, cv2.COLOR_GRAY2BGR)
         elif image_bgr.shape[2] == 4:
             image_bgr = image_bgr[:, :, :3]
-        quads = find_cards(image_bgr, max_side=self.max_side, nms_iou=self.candidate_iou)
         if self.localiser is not None:
-            return self._detect_in_boxes(image_bgr, quads)
+            classical = (find_cards(image_bgr, max_side=self.max_side, nms_iou=self.candidate_iou)
+                         if self.whole_image_classical else [])
+            return self._detect_in_boxes(image_bgr, classical)
+        quads = find_cards(image_bgr, max_side=self.max_side, nms_iou=self.candidate_iou)
         crops = [warp_card(image_bgr, q) for q in quads]
         probs = self.classifier.classify_cards(crops)
         out: list[Detection] = []
@@ -167,7 +171,7 @@ class CardDetector:
         """
         from .localise import warp_card
         from .proposals import _iou as box_iou
-        from .proposals import box_quads, box_variants, local_quads
+        from .proposals import box_quads, box_variants, local_quads, strip_quads
 
         h, w = image_bgr.shape[:2]
         props = self.localiser.proposals(image_bgr)
@@ -177,7 +181,10 @@ class CardDetector:
         for bi, (b, _, oq) in enumerate(props):
             variants = box_variants(b, self.box_trim) if self.box_trim > 0 else [b]
             own = [oq] if oq is not None else []  # an oriented-box model's own quad
-            for q in own + [q for v in variants for q in box_quads(v)] + local_quads(image_bgr, b):
+            x1, y1, x2, y2 = b
+            strip = oq if oq is not None else np.array([[x1, y1], [x2, y1], [x2, y2], [x1, y2]], np.float32)
+            for q in (own + [q for v in variants for q in box_quads(v)] + strip_quads(strip)
+                      + local_quads(image_bgr, b)):
                 cand_quads.append(q)
                 owner.append(bi)
         for q in classical:

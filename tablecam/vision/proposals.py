@@ -163,6 +163,39 @@ class CardLocaliser:
         return res
 
 
+def strip_quads(quad: np.ndarray, aspect: float = CARD_ASPECT, thin: float = 0.6) -> list[np.ndarray]:
+    """Whole cards that a thin strip could be the visible edge of.
+
+    A card under another shows a strip along one side, with its index at
+    one end; the localiser boxes only the strip.  When the strip is thinner
+    than ``thin`` (short side / long side) its long side is taken as a side
+    of the card - the card's long side or its short side - and the card is
+    completed across the strip, flush with either of the strip's long
+    sides: four quads.  A card-shaped quad gives none.
+
+    >>> len(strip_quads(np.array([[0, 0], [30, 0], [30, 140], [0, 140]], np.float32)))
+    4
+    >>> strip_quads(np.array([[0, 0], [100, 0], [100, 140], [0, 140]], np.float32))
+    []
+    """
+    q = np.asarray(quad, np.float32).reshape(4, 2)
+    u, v = q[1] - q[0], q[3] - q[0]
+    lu, lv = float(np.linalg.norm(u)), float(np.linalg.norm(v))
+    if min(lu, lv) < 1 or min(lu, lv) / max(lu, lv) >= thin:
+        return []
+    if lu < lv:  # make u the long side
+        q = q[[0, 3, 2, 1]]
+        u, v = v, u
+        lu, lv = lv, lu
+    nv = v / lv
+    out = []
+    for depth in (lu / aspect, lu * aspect):
+        for flush in (0, 1):  # flush with the long side through q[0] or with the opposite one
+            base = q[0] if flush == 0 else q[0] + v - nv * depth
+            out.append(np.array([base, base + u, base + u + nv * depth, base + nv * depth], np.float32))
+    return out
+
+
 def box_variants(box: tuple[float, float, float, float], trim: float = 0.1) -> list[tuple[float, float, float, float]]:
     """The box and four copies with one side pulled in by ``trim``: a box
     around a card of a fanned hand often takes in a strip of its neighbour.
