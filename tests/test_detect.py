@@ -126,8 +126,10 @@ def test_real_photos_test_split_rank_accuracy(detector):
     from tablecam.vision.evaluate import eval_real_photos
 
     r = eval_real_photos("test", detector)
-    # Recorded in models/README.md; this guards against regressions.
-    assert r["rank_accuracy"] >= 0.76, r
+    # Recorded in models/README.md (0.790 with the classical localiser alone,
+    # 0.944 with the learned localiser of stage 1); this guards against regressions.
+    assert r["rank_accuracy"] >= 0.92, r
+    assert r["read"] / max(1, r["dets"]) >= 0.92, r  # precision
 
 
 @pytest.mark.slow

@@ -30,7 +30,7 @@ def main() -> int:
     ap.add_argument("--loc-conf", default="0.25,0.4,0.55")
     ap.add_argument("--gate", default="0,0.5")
     ap.add_argument("--min-conf", default="0.5")
-    ap.add_argument("--imgsz", default="320", help="localiser input sizes (long side) to try")
+    ap.add_argument("--imgsz", default="320", help="localiser input sizes (long side) to try; 320+480 runs both")
     ap.add_argument("--nms", default="0.6", help="the localiser's box NMS IoU")
     ap.add_argument("--trim", default="0", help="box_variants trim (0: the box alone)")
     ap.add_argument("--whole", default="1", help="1: also the classical localiser on the whole image, 0: not")
@@ -63,12 +63,13 @@ def main() -> int:
     else:
         rows = [{"config": "classical only", **run(CardDetector(args.model_dir, localiser=False))}]
         print(json.dumps(rows[-1]), flush=True)
-    grid = [list(map(float, v.split(","))) for v in (args.imgsz, args.loc_conf, args.gate, args.min_conf, args.nms, args.trim, args.whole)]
+    sizes = [tuple(int(x) for x in v.split("+")) for v in args.imgsz.split(",")]
+    grid = [sizes] + [list(map(float, v.split(","))) for v in (args.loc_conf, args.gate, args.min_conf, args.nms, args.trim, args.whole)]
     for sz, lc, gate, mc, nms, trim, whole in itertools.product(*grid):
         det = CardDetector(args.model_dir, localiser=True, localiser_conf=lc, gate_iou=gate, min_conf=mc,
-                           localiser_imgsz=int(sz), localiser_iou=nms, box_trim=trim,
+                           localiser_imgsz=sz, localiser_iou=nms, box_trim=trim,
                            whole_image_classical=bool(whole))
-        rows.append({"config": f"localiser {int(sz)} px conf {lc} nms {nms} trim {trim} gate {gate} min_conf {mc} "
+        rows.append({"config": f"localiser {'+'.join(map(str, sz))} px conf {lc} nms {nms} trim {trim} gate {gate} min_conf {mc} "
                                f"whole-image classical {bool(whole)}",
                      **run(det)})
         print(json.dumps(rows[-1]), flush=True)

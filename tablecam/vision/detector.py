@@ -80,7 +80,7 @@ class CardDetector:
     def __init__(self, model_dir: str | Path | None = None, threads: int = 1,
                  min_conf: float = 0.5, max_side: int = 900, nms_iou: float = 0.5,
                  candidate_iou: float = 0.9, min_conf_rare: float = 0.9, localiser: bool | None = None,
-                 localiser_conf: float = 0.25, gate_iou: float = 0.0, localiser_imgsz: int | None = None,
+                 localiser_conf: float = 0.25, gate_iou: float = 0.5, localiser_imgsz: int | tuple[int, ...] | None = None,
                  localiser_iou: float = 0.6, box_trim: float = 0.0,
                  whole_image_classical: bool = True):
         self.model_dir = Path(model_dir) if model_dir else MODELS_DIR

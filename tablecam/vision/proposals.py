@@ -72,13 +72,16 @@ def box_quads(box: tuple[float, float, float, float], aspect: float = CARD_ASPEC
 class CardLocaliser:
     """ONNX Runtime wrapper of the exported Ultralytics detector.
 
-    ``boxes(image)`` returns ``(x1, y1, x2, y2, conf)`` in input pixels.  The
-    input is letterboxed to the model's square size (from the JSON beside
-    the model), as Ultralytics does when it trains.
+    ``proposals(image)`` returns ``(box, conf, quad)`` per card in input
+    pixels.  The image is letterboxed as Ultralytics predicts (long side to
+    the input size, padded to a multiple of 32).  ``imgsz`` may name several
+    sizes: the model then runs once per size and one NMS merges the boxes -
+    a close-up photo's cards are found at the small size the model was
+    trained at, a wide table view's small cards at a larger one.
     """
 
     def __init__(self, path: str | Path | None = None, threads: int = 1, conf: float = 0.25, iou: float = 0.6,
-                 imgsz: int | None = None):
+                 imgsz: int | tuple[int, ...] | list[int] | None = None):
         import onnxruntime as ort
 
         self.path = Path(path) if path else MODELS_DIR / "card_localiser.onnx"
@@ -90,29 +93,50 @@ class CardLocaliser:
         self.session = ort.InferenceSession(str(self.path), opts, providers=["CPUExecutionProvider"])
         inp = self.session.get_inputs()[0]
         self.input = inp.name
-        # a model exported with dynamic axes takes any multiple of 32 (rectangular letterbox, as
-        # Ultralytics predicts); a static one only its own square size
+        # a model exported with dynamic axes takes any multiple of 32; a static one only its own square size
         self.dynamic = not all(isinstance(d, int) for d in inp.shape[2:])
-        trained = int(self.meta.get("imgsz", 320)) if self.dynamic else int(inp.shape[2])
-        self.imgsz = int(imgsz or self.meta.get("infer_imgsz", trained)) if self.dynamic else trained
+        if self.dynamic:
+            sizes = imgsz or self.meta.get("infer_imgsz") or self.meta.get("imgsz", 320)
+            self.sizes = tuple(int(v) for v in (sizes if isinstance(sizes, (list, tuple)) else [sizes]))
+        else:
+            self.sizes = (int(inp.shape[2]),)
+        self.imgsz = self.sizes[0]
+        self.obb = bool(self.meta.get("obb"))
         self.conf = conf
         self.iou = iou
 
-    def _letterbox(self, img: np.ndarray) -> tuple[np.ndarray, float, float, float]:
+    def _letterbox(self, img: np.ndarray, size: int) -> tuple[np.ndarray, float, float, float]:
         import cv2
 
         h, w = img.shape[:2]
-        s = self.imgsz / max(h, w)
+        s = size / max(h, w)
         nw, nh = max(1, round(w * s)), max(1, round(h * s))
         small = cv2.resize(img, (nw, nh), interpolation=cv2.INTER_AREA if s < 1 else cv2.INTER_LINEAR)
         if self.dynamic:
             cw, ch = -(-nw // 32) * 32, -(-nh // 32) * 32
         else:
-            cw = ch = self.imgsz
+            cw = ch = size
         px, py = (cw - nw) // 2, (ch - nh) // 2
         canvas = np.full((ch, cw, 3), 114, np.uint8)
         canvas[py:py + nh, px:px + nw] = small
         return canvas, s, px, py
+
+    def _raw(self, image_bgr: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray]:
+        """Candidates above ``conf`` at one input size, in image pixels:
+        rows (cx, cy, w, h[, angle in degrees]) and their scores."""
+        canvas, s, px, py = self._letterbox(image_bgr, size)
+        x = canvas[:, :, ::-1].transpose(2, 0, 1)[None].astype(np.float32) / 255.0
+        out = self.session.run(None, {self.input: np.ascontiguousarray(x)})[0][0]  # (4 + nc [+ angle], N)
+        obb = self.obb or out.shape[0] == 6
+        scores = out[4:-1].max(axis=0) if obb else out[4:].max(axis=0)
+        keep = np.flatnonzero(scores >= self.conf)
+        geo = out[:4, keep].T.astype(np.float64)
+        geo[:, 0] = (geo[:, 0] - px) / s
+        geo[:, 1] = (geo[:, 1] - py) / s
+        geo[:, 2:4] /= s
+        if obb:
+            geo = np.concatenate([geo, np.degrees(out[-1, keep])[:, None]], axis=1)
+        return geo, scores[keep]
 
     def boxes(self, image_bgr: np.ndarray) -> list[tuple[float, float, float, float, float]]:
         """Axis-aligned ``(x1, y1, x2, y2, conf)`` of every card found."""
@@ -127,37 +151,28 @@ class CardLocaliser:
         h, w = image_bgr.shape[:2]
         if h < 2 or w < 2:
             return []
-        canvas, s, px, py = self._letterbox(image_bgr)
-        x = canvas[:, :, ::-1].transpose(2, 0, 1)[None].astype(np.float32) / 255.0
-        out = self.session.run(None, {self.input: np.ascontiguousarray(x)})[0][0]  # (4 + nc [+ angle], N)
-        obb = bool(self.meta.get("obb")) or out.shape[0] == 6
-        scores = out[4:-1].max(axis=0) if obb else out[4:].max(axis=0)
-        keep = np.flatnonzero(scores >= self.conf)
-        if keep.size == 0:
+        parts = [self._raw(image_bgr, size) for size in self.sizes]
+        geo = np.concatenate([p[0] for p in parts])
+        sc = np.concatenate([p[1] for p in parts])
+        if len(sc) == 0:
             return []
-        cx, cy, bw, bh = (out[i, keep] for i in range(4))
-        sc = scores[keep]
         res = []
-        if obb:
-            ang = np.degrees(out[-1, keep])
-            rects = [((float(a), float(b)), (float(c), float(d)), float(e)) for a, b, c, d, e in zip(cx, cy, bw, bh, ang)]
+        if geo.shape[1] == 5:
+            rects = [((float(a), float(b)), (float(c), float(d)), float(e)) for a, b, c, d, e in geo]
             idx = cv2.dnn.NMSBoxesRotated(rects, [float(v) for v in sc], self.conf, self.iou)
             for i in np.array(idx).reshape(-1):
                 q = cv2.boxPoints(rects[i]).astype(np.float32)
-                q = (q - np.array([px, py], np.float32)) / s
                 x1, y1 = np.clip(q.min(axis=0), 0, [w, h])
                 x2, y2 = np.clip(q.max(axis=0), 0, [w, h])
                 if x2 - x1 > 2 and y2 - y1 > 2:
                     res.append(((float(x1), float(y1), float(x2), float(y2)), float(sc[i]), q))
             return res
-        rects = [[float(a - c / 2), float(b - d / 2), float(c), float(d)] for a, b, c, d in zip(cx, cy, bw, bh)]
+        rects = [[float(a - c / 2), float(b - d / 2), float(c), float(d)] for a, b, c, d in geo]
         idx = cv2.dnn.NMSBoxes(rects, [float(v) for v in sc], self.conf, self.iou)
         for i in np.array(idx).reshape(-1):
             x0, y0, ww, hh = rects[i]
-            x1 = min(max((x0 - px) / s, 0.0), float(w))
-            y1 = min(max((y0 - py) / s, 0.0), float(h))
-            x2 = min(max((x0 + ww - px) / s, 0.0), float(w))
-            y2 = min(max((y0 + hh - py) / s, 0.0), float(h))
+            x1, y1 = min(max(x0, 0.0), float(w)), min(max(y0, 0.0), float(h))
+            x2, y2 = min(max(x0 + ww, 0.0), float(w)), min(max(y0 + hh, 0.0), float(h))
             if x2 - x1 > 2 and y2 - y1 > 2:
                 res.append(((x1, y1, x2, y2), float(sc[i]), None))
         return res

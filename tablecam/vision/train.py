@@ -217,5 +217,9 @@ def export_localiser(weights: Path, out_dir: Path, imgsz: int) -> dict:
     shutil.copyfile(f, dst)
     meta = {"onnx": str(dst), "imgsz": imgsz, "infer_imgsz": imgsz, "classes": ["card"], "weights": str(weights),
             "obb": m.task == "obb"}
-    dst.with_suffix(".json").write_text(json.dumps(meta, indent=1))
+    js = dst.with_suffix(".json")
+    old = json.loads(js.read_text()) if js.exists() else {}
+    if "recipe" in old:  # a re-export keeps the training recipe
+        meta["recipe"] = old["recipe"]
+    js.write_text(json.dumps(meta, indent=1))
     return meta
