@@ -67,8 +67,10 @@ class TorchClassifier:
         return [combine_corners(p[2 * i], p[2 * i + 1]) for i in range(len(cards))]
 
 
-def _ultralytics_predict_ms(pt: Path, frames, imgsz: int) -> float:
-    """The localiser's torch weights through Ultralytics' own predict()."""
+def _ultralytics_localiser(pt: Path, onnx_localiser):
+    """The localiser's torch weights run by Ultralytics' own predict(), behind
+    the same ``proposals()`` interface (``_raw`` per input size), so the
+    whole of detect() can run on it as the baseline."""
     import os
 
     import torch
@@ -78,9 +80,25 @@ def _ultralytics_predict_ms(pt: Path, frames, imgsz: int) -> float:
     torch.set_num_threads(1)
     from ultralytics import YOLO
 
-    m = YOLO(str(pt))
-    run = lambda f: m.predict(f, imgsz=imgsz, device="cpu", verbose=False, conf=0.25)  # noqa: E731
-    return 1000 * _time(run, frames)
+    from tablecam.vision.proposals import CardLocaliser
+
+    class UltralyticsLocaliser(CardLocaliser):
+        def __init__(self):  # no ONNX session: the settings of the ONNX localiser
+            self.model = YOLO(str(pt))
+            self.sizes, self.imgsz = onnx_localiser.sizes, onnx_localiser.imgsz
+            self.conf, self.iou, self.obb = onnx_localiser.conf, onnx_localiser.iou, onnx_localiser.obb
+            self.meta, self.dynamic = onnx_localiser.meta, True
+
+        def _raw(self, image_bgr, size):
+            r = self.model.predict(image_bgr, imgsz=size, device="cpu", verbose=False, conf=self.conf)[0]
+            if self.obb:
+                b = r.obb
+                xywhr = b.xywhr.numpy().astype(np.float64)
+                xywhr[:, 4] = np.degrees(xywhr[:, 4])
+                return xywhr, b.conf.numpy()
+            return r.boxes.xywh.numpy().astype(np.float64), r.boxes.conf.numpy()
+
+    return UltralyticsLocaliser()
 
 
 def main() -> int:
@@ -138,17 +156,32 @@ def main() -> int:
     print(f"detect(): {1000 * t_onnx:.1f} ms per 1280x720 frame, {1000 * t_phone:.1f} ms per phone photo",
           file=sys.stderr)
     if det.localiser is not None:
-        t_loc = _time(det.localiser.boxes, frames)
+        from tablecam.vision.proposals import CardLocaliser
+
+        one = CardLocaliser(det.localiser.path, threads=1, imgsz=det.localiser.sizes[0])
+        t_loc1 = _time(one.proposals, frames)
+        t_loc = _time(det.localiser.proposals, frames)
         out["latency"]["localiser_ms_per_1280x720_onnx"] = round(1000 * t_loc, 1)
-        print(f"localiser alone (ONNX Runtime, {det.localiser.imgsz} px): {1000 * t_loc:.1f} ms per frame",
-              file=sys.stderr)
+        out["latency"][f"localiser_ms_per_1280x720_onnx_{one.imgsz}px"] = round(1000 * t_loc1, 1)
+        print(f"localiser alone (ONNX Runtime): {1000 * t_loc:.1f} ms per frame at {det.localiser.sizes} px, "
+              f"{1000 * t_loc1:.1f} ms at {one.imgsz} px", file=sys.stderr)
         if args.ultralytics_baseline:
-            t_ul = _ultralytics_predict_ms(Path(args.model_dir or ROOT / "models") / "card_localiser.pt",
-                                           frames, det.localiser.imgsz)
-            out["latency"].update({"localiser_ms_per_1280x720_ultralytics_torch": round(t_ul, 1),
-                                   "localiser_speedup_onnx_vs_ultralytics": round(t_ul / (1000 * t_loc), 2)})
-            print(f"baseline Ultralytics predict (same weights, torch, 1 thread): {t_ul:.1f} ms per frame = "
-                  f"x{t_ul / (1000 * t_loc):.2f} the ONNX localiser", file=sys.stderr)
+            pt = Path(args.model_dir or ROOT / "models") / "card_localiser.pt"
+            ul = _ultralytics_localiser(pt, det.localiser)
+            t_ul = _time(ul.proposals, frames)
+            onnx_loc = det.localiser
+            det.localiser = ul
+            t_ul_full = _time(det.detect, frames)
+            det.localiser = onnx_loc
+            out["latency"].update({
+                "localiser_ms_per_1280x720_ultralytics_torch": round(1000 * t_ul, 1),
+                "localiser_speedup_onnx_vs_ultralytics": round(t_ul / t_loc, 2),
+                "detect_ms_per_1280x720_ultralytics_localiser": round(1000 * t_ul_full, 1),
+                "detect_speedup_onnx_vs_ultralytics_localiser": round(t_ul_full / t_onnx, 2),
+            })
+            print(f"baseline Ultralytics predict (same weights, torch, 1 thread): localiser {1000 * t_ul:.1f} ms "
+                  f"per frame = x{t_ul / t_loc:.2f} the ONNX one; detect() on it {1000 * t_ul_full:.1f} ms vs "
+                  f"{1000 * t_onnx:.1f} ms = x{t_ul_full / t_onnx:.2f}", file=sys.stderr)
     # classifier stage alone, ONNX Runtime vs torch (same weights)
     from tablecam.vision.localise import find_cards, warp_card
 
