@@ -67,6 +67,17 @@ class TorchClassifier:
         return [combine_corners(p[2 * i], p[2 * i + 1]) for i in range(len(cards))]
 
 
+def _time_detect_with(det, stage: str, replacement, frames) -> float:
+    """detect()'s time per frame with one stage (``localiser`` or
+    ``classifier``) swapped for a baseline implementation of it."""
+    original = getattr(det, stage)
+    setattr(det, stage, replacement)
+    try:
+        return _time(det.detect, frames)
+    finally:
+        setattr(det, stage, original)
+
+
 def _ultralytics_localiser(pt: Path, onnx_localiser):
     """The localiser's torch weights run by Ultralytics' own predict(), behind
     the same ``proposals()`` interface (``_raw`` per input size), so the
@@ -169,10 +180,7 @@ def main() -> int:
             pt = Path(args.model_dir or ROOT / "models") / "card_localiser.pt"
             ul = _ultralytics_localiser(pt, det.localiser)
             t_ul = _time(ul.proposals, frames)
-            onnx_loc = det.localiser
-            det.localiser = ul
-            t_ul_full = _time(det.detect, frames)
-            det.localiser = onnx_loc
+            t_ul_full = _time_detect_with(det, "localiser", ul, frames)
             out["latency"].update({
                 "localiser_ms_per_1280x720_ultralytics_torch": round(1000 * t_ul, 1),
                 "localiser_speedup_onnx_vs_ultralytics": round(t_ul / t_loc, 2),
@@ -194,10 +202,7 @@ def main() -> int:
             pt = ROOT / "data" / "stage1" / "card_classifier.pt"
         tc = TorchClassifier(pt, det.classes)
         t_torch = _time(lambda c: tc.classify_cards([c]), crops)
-        onnx_cls = det.classifier
-        det.classifier = tc
-        t_torch_full = _time(det.detect, frames)
-        det.classifier = onnx_cls
+        t_torch_full = _time_detect_with(det, "classifier", tc, frames)
         out["latency"].update({
             "classify_ms_per_card_torch": round(1000 * t_torch, 3),
             "classify_speedup_onnx_vs_torch": round(t_torch / t_cls, 2),

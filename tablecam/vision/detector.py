@@ -25,6 +25,7 @@ from pathlib import Path
 import numpy as np
 
 from .classify import CLASSES, MODELS_DIR, CornerClassifier
+from .proposals import box_iou as _iou
 
 
 @dataclass
@@ -178,7 +179,7 @@ class CardDetector:
         the localiser missed), otherwise dropped.
         """
         from .localise import warp_card
-        from .proposals import _iou as box_iou
+        from .proposals import box_iou
         from .proposals import box_quads, box_variants, local_quads, strip_quads
 
         h, w = image_bgr.shape[:2]
@@ -250,14 +251,6 @@ def _one_per_card(dets: list[Detection], nms_iou: float = 0.85, quads: bool = Tr
         if not dup:
             kept.append(d)
     return kept
-
-
-def _iou(a, b) -> float:
-    x1, y1 = max(a[0], b[0]), max(a[1], b[1])
-    x2, y2 = min(a[2], b[2]), min(a[3], b[3])
-    inter = max(0.0, x2 - x1) * max(0.0, y2 - y1)
-    u = (a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter
-    return inter / u if u > 0 else 0.0
 
 
 _DEFAULT: dict[str, CardDetector] = {}

@@ -243,28 +243,22 @@ def local_quads(image: np.ndarray, box: tuple[float, float, float, float], grow:
     scored = []
     for q in find_cards(crop, max_side=max_side, min_frac=0.1, max_frac=1.0, nms_iou=0.9):
         q = q + np.array([cx1, cy1], np.float32)
-        s = _iou((*q.min(axis=0), *q.max(axis=0)), box)
+        s = box_iou((*q.min(axis=0), *q.max(axis=0)), box)
         if s >= min_iou:
             scored.append((s, q))
     scored.sort(key=lambda t: -t[0])
     return [q for _, q in scored[:keep]]
 
 
-def quads_for_box(box: tuple[float, float, float, float], classical: list[np.ndarray],
-                  min_iou: float = 0.6) -> list[np.ndarray]:
-    """Quads to read for one proposed box: classical quads whose bounds fit
-    it (IoU >= ``min_iou``) and the inscribed card rectangles."""
-    out = []
-    for q in classical:
-        b = (*q.min(axis=0), *q.max(axis=0))
-        if _iou(b, box) >= min_iou:
-            out.append(q)
-    return out + box_quads(box)
+def box_iou(a, b) -> float:
+    """Intersection over union of two axis-aligned boxes (x1, y1, x2, y2).
 
-
-def _iou(a, b) -> float:
+    >>> box_iou((0, 0, 10, 10), (5, 0, 15, 10))
+    0.3333333333333333
+    """
     x1, y1 = max(a[0], b[0]), max(a[1], b[1])
     x2, y2 = min(a[2], b[2]), min(a[3], b[3])
     inter = max(0.0, x2 - x1) * max(0.0, y2 - y1)
     u = (a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter
     return inter / u if u > 0 else 0.0
+
