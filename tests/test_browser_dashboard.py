@@ -198,6 +198,30 @@ def test_grid_red_on_open_alert_grey_when_silent_and_live_health():
         browser.close()
 
 
+def test_focused_tile_keeps_focus_when_the_grid_redraws():
+    """Every table update redraws the grid; a director on the keyboard
+    keeps the focused tile and Enter still opens that table."""
+    hub = TableHub()
+    for t in ("1", "2"):
+        hub.ingest(t, {"type": "board", "game": "bridge", "board": 1, "dealer": "N", "source": "shoe"})
+    with serve_in_thread(create_app(hub, token=TOKEN)) as base, sync_api.sync_playwright() as p:
+        browser = launch_chromium(p)
+        page = browser.new_page()
+        page.goto(base + "/")
+        page.fill("#token", TOKEN)
+        page.click("#login-form button")
+        page.wait_for_selector("#conn.live", timeout=10_000)
+        page.wait_for_selector('.tile[data-table="2"]', timeout=5_000)
+        page.focus('.tile[data-table="2"]')
+        hub.ingest("1", {"type": "board", "game": "bridge", "board": 2, "dealer": "E", "source": "shoe"})
+        page.locator('.tile[data-table="1"]', has_text="Board 2").wait_for(timeout=5_000)  # redrawn
+        assert page.evaluate("document.activeElement.dataset.table") == "2"
+        page.keyboard.press("Enter")
+        page.wait_for_selector("#table-head", timeout=5_000)
+        assert "#/table/2" in page.url
+        browser.close()
+
+
 def test_alert_queue_filters_by_table():
     hub = TableHub()
     for t in ("3", "12"):

@@ -188,10 +188,16 @@ function renderGrid() {
       <span>alerts <span class="badge ${t.open_alerts ? "" : "zero"}">${t.open_alerts}</span></span></div>
       <div class="meta">${healthHTML(t.health)}</div></div>`;
   }).join("");
+  // tiles are redrawn on every table update: a director moving through the grid with the
+  // keyboard keeps the focused tile (else focus falls to the page and Enter opens nothing)
+  const active = document.activeElement;
+  const focused = active && active.classList && active.classList.contains("tile") && grid.contains(active)
+    ? active.dataset.table : null;
   grid.innerHTML = html;
   for (const el of grid.querySelectorAll(".tile")) {
     el.onclick = () => { location.hash = "#/table/" + encodeURIComponent(el.dataset.table); };
     el.onkeydown = e => { if (e.key === "Enter" || e.key === " ") { e.preventDefault(); el.onclick(); } };
+    if (focused !== null && el.dataset.table === focused) el.focus();
   }
 }
 
