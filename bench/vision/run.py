@@ -96,7 +96,7 @@ def _ultralytics_localiser(pt: Path, onnx_localiser):
     class UltralyticsLocaliser(CardLocaliser):
         def __init__(self):  # no ONNX session: the settings of the ONNX localiser
             self.model = YOLO(str(pt))
-            self.sizes, self.imgsz = onnx_localiser.sizes, onnx_localiser.imgsz
+            self.sizes = onnx_localiser.sizes
             self.conf, self.iou, self.obb = onnx_localiser.conf, onnx_localiser.iou, onnx_localiser.obb
             self.meta, self.dynamic = onnx_localiser.meta, True
 
@@ -169,13 +169,14 @@ def main() -> int:
     if det.localiser is not None:
         from tablecam.vision.proposals import CardLocaliser
 
-        one = CardLocaliser(det.localiser.path, threads=1, imgsz=det.localiser.sizes[0])
+        size = det.localiser.sizes[0]
+        one = CardLocaliser(det.localiser.path, threads=1, imgsz=size)
         t_loc1 = _time(one.proposals, frames)
         t_loc = _time(det.localiser.proposals, frames)
         out["latency"]["localiser_ms_per_1280x720_onnx"] = round(1000 * t_loc, 1)
-        out["latency"][f"localiser_ms_per_1280x720_onnx_{one.imgsz}px"] = round(1000 * t_loc1, 1)
+        out["latency"][f"localiser_ms_per_1280x720_onnx_{size}px"] = round(1000 * t_loc1, 1)
         print(f"localiser alone (ONNX Runtime): {1000 * t_loc:.1f} ms per frame at {det.localiser.sizes} px, "
-              f"{1000 * t_loc1:.1f} ms at {one.imgsz} px", file=sys.stderr)
+              f"{1000 * t_loc1:.1f} ms at {size} px", file=sys.stderr)
         if args.ultralytics_baseline:
             pt = Path(args.model_dir or ROOT / "models") / "card_localiser.pt"
             ul = _ultralytics_localiser(pt, det.localiser)

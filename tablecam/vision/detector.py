@@ -132,27 +132,18 @@ class CardDetector:
             image_bgr = cv2.cvtColor(image_bgr, cv2.COLOR_GRAY2BGR)
         elif image_bgr.shape[2] == 4:
             image_bgr = image_bgr[:, :, :3]
+        use_classical = self.localiser is None or self.whole_image_classical
+        quads = find_cards(image_bgr, max_side=self.max_side, nms_iou=self.candidate_iou) if use_classical else []
         if self.localiser is not None:
-            classical = (find_cards(image_bgr, max_side=self.max_side, nms_iou=self.candidate_iou)
-                         if self.whole_image_classical else [])
-            return self._detect_in_boxes(image_bgr, classical)
-        quads = find_cards(image_bgr, max_side=self.max_side, nms_iou=self.candidate_iou)
-        crops = [warp_card(image_bgr, q) for q in quads]
-        probs = self.classifier.classify_cards(crops)
+            return self._detect_in_boxes(image_bgr, quads)
+        h, w = image_bgr.shape[:2]
+        probs = self.classifier.classify_cards([warp_card(image_bgr, q) for q in quads])
         out: list[Detection] = []
-        none = self.classes.index("none")
-        rare = {self.classes.index(c) for c in ("back", "JK") if c in self.classes}
         for q, p in zip(quads, probs):
-            i = int(np.argmax(p))
-            if i == none or p[i] < self.min_conf or (i in rare and p[i] < self.min_conf_rare):
-                continue
-            x1, y1 = q.min(axis=0)
-            x2, y2 = q.max(axis=0)
-            h, w = image_bgr.shape[:2]
-            box = (max(0.0, float(x1)), max(0.0, float(y1)), min(float(w), float(x2)), min(float(h), float(y2)))
-            out.append(Detection(self.classes[i], float(p[i]), box, q, _top_probs(p, self.classes)))
+            ci, conf = self._read(p)
+            if ci >= 0:
+                out.append(self._detection(q, p, ci, conf, w, h))
         return _one_per_card(out, self.nms_iou)
-
 
     def _read(self, p: np.ndarray) -> tuple[int, float]:
         """(class index, confidence) of one reading, or (-1, 0) when it is
@@ -179,8 +170,7 @@ class CardDetector:
         the localiser missed), otherwise dropped.
         """
         from .localise import warp_card
-        from .proposals import box_iou
-        from .proposals import box_quads, box_variants, local_quads, strip_quads
+        from .proposals import box_corners, box_quads, box_variants, local_quads, strip_quads
 
         h, w = image_bgr.shape[:2]
         props = self.localiser.proposals(image_bgr)
@@ -190,15 +180,14 @@ class CardDetector:
         for bi, (b, _, oq) in enumerate(props):
             variants = box_variants(b, self.box_trim) if self.box_trim > 0 else [b]
             own = [oq] if oq is not None else []  # an oriented-box model's own quad
-            x1, y1, x2, y2 = b
-            strip = oq if oq is not None else np.array([[x1, y1], [x2, y1], [x2, y2], [x1, y2]], np.float32)
+            strip = oq if oq is not None else box_corners(b)
             for q in (own + [q for v in variants for q in box_quads(v)] + strip_quads(strip)
                       + local_quads(image_bgr, b)):
                 cand_quads.append(q)
                 owner.append(bi)
         for q in classical:
             qb = (*q.min(axis=0), *q.max(axis=0))
-            ious = [box_iou(qb, b) for b in boxes]
+            ious = [_iou(qb, b) for b in boxes]
             best = int(np.argmax(ious)) if ious else -1
             if best >= 0 and ious[best] >= 0.6:
                 cand_quads.append(q)

@@ -68,25 +68,6 @@ def card_free_region(img: np.ndarray, boxes: list[tuple[float, float, float, flo
     return img[best[1]:best[3], best[0]:best[2]]
 
 
-def real_backgrounds(real_root: Path, names: list[str]) -> list[np.ndarray]:
-    """Card-free strips of the given real photos (train split only)."""
-    import cv2
-
-    from .evaluate import read_voc
-
-    out = []
-    for n in names:
-        img = cv2.imread(str(real_root / n))
-        if img is None:
-            continue
-        x = os.path.splitext(real_root / n)[0] + ".xml"
-        boxes = [b for _, b in read_voc(x)] if os.path.exists(x) else []
-        r = card_free_region(img, boxes)
-        if r is not None:
-            out.append(np.ascontiguousarray(r))
-    return out
-
-
 def _background(rng: np.random.Generator, h: int, w: int, reals: list[np.ndarray]) -> np.ndarray | None:
     import cv2
 
@@ -151,20 +132,16 @@ def pseudo_quad(image: np.ndarray, box: tuple[float, float, float, float], rank:
     rank (a card half covered: the label holds only its visible part) the
     box itself."""
     from .localise import warp_card
-    from .proposals import box_quads, box_variants, local_quads
+    from .proposals import box_corners, box_quads, box_variants, local_quads
 
     cands = [q for v in box_variants(box, 0.1) for q in box_quads(v)] + local_quads(image, box)
     if not cands:
-        x1, y1, x2, y2 = box
-        return np.array([[x1, y1], [x2, y1], [x2, y2], [x1, y2]], np.float32)
+        return box_corners(box)
     probs = detector.classifier.classify_cards([warp_card(image, q) for q in cands])
     idx = [i for i, c in enumerate(detector.classes) if len(c) == 2 and c[1] == rank]
     score = [float(p[idx].sum()) for p in probs]
     best = int(np.argmax(score))
-    if score[best] < 0.3:
-        x1, y1, x2, y2 = box
-        return np.array([[x1, y1], [x2, y1], [x2, y2], [x1, y2]], np.float32)
-    return cands[best]
+    return cands[best] if score[best] >= 0.3 else box_corners(box)
 
 
 def render_one(args) -> str:
@@ -226,6 +203,7 @@ def build_dataset(out: Path, n_synth: int = 800, seed: int = 0, real_root: Path 
     for part in ("train", "val"):
         (out / part / "images").mkdir(parents=True)
         (out / part / "labels").mkdir(parents=True)
+    reals: list[np.ndarray] = []  # card-free strips of the trained-on photos: backgrounds for the renders
     for part, group, reps in (("train", train_names, real_repeat), ("val", val_names, 1)):
         for n in group:
             img = cv2.imread(str(real_root / n))
@@ -233,6 +211,10 @@ def build_dataset(out: Path, n_synth: int = 800, seed: int = 0, real_root: Path 
                 continue
             h, w = img.shape[:2]
             gts = read_voc(os.path.splitext(real_root / n)[0] + ".xml")
+            if part == "train":
+                free = card_free_region(img, [b for _, b in gts])
+                if free is not None:
+                    reals.append(np.ascontiguousarray(free))
             if fmt == "obb":
                 lab = yolo_obb_lines([pseudo_quad(img, b, r, _detector()) for r, b in gts], w, h)
             else:
@@ -241,16 +223,12 @@ def build_dataset(out: Path, n_synth: int = 800, seed: int = 0, real_root: Path 
                 stem = f"real{r}_{os.path.splitext(n)[0]}"
                 shutil.copyfile(real_root / n, out / part / "images" / f"{stem}.jpg")
                 (out / part / "labels" / f"{stem}.txt").write_text(lab)
-    reals = real_backgrounds(real_root, train_names)
     jobs = [(i, seed, out / "train", reals, fmt) for i in range(n_synth)]
-    it = None
     if workers > 1:
         import multiprocessing as mp
 
         with mp.get_context("fork").Pool(workers) as pool:
-            it = pool.imap_unordered(render_one, jobs, chunksize=8)
-            it = _progress(it, n_synth, progress)
-            done = list(it)
+            done = list(_progress(pool.imap_unordered(render_one, jobs, chunksize=8), n_synth, progress))
     else:
         done = list(_progress(map(render_one, jobs), n_synth, progress))
     (out / "data.yaml").write_text(

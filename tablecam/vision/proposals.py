@@ -5,11 +5,13 @@ A one-class Ultralytics detector (``models/card_localiser.onnx``, trained by
 proposes an axis-aligned box around every card, face up or down.  The box
 alone does not rectify the card, so each box becomes card-shaped *quads*:
 
-* the classical localiser's quads that fit the box (a card with a clear
-  border inside it), and
 * the rectangles of a card's aspect inscribed in the box
   (:func:`box_quads`): a card turned by ``t`` fills a box whose sides give
-  ``t`` up to its sign, so two quads (``+t`` and ``-t``), one when upright.
+  ``t`` up to its sign, so two quads (``+t`` and ``-t``), one when upright;
+* whole cards completed from a thin strip, a card under another
+  (:func:`strip_quads`);
+* the classical localiser's quads that fit the box, found in a crop around
+  it (:func:`local_quads`) and on the whole image (``detector.py``).
 
 The corner classifier then reads every quad and the surest read wins, so a
 wrong quad costs a classification, not a wrong card.
@@ -55,18 +57,28 @@ def box_quads(box: tuple[float, float, float, float], aspect: float = CARD_ASPEC
     cx, cy = (x1 + x2) / 2, (y1 + y2) / 2
     base = np.array([[-a / 2, -aspect * a / 2], [a / 2, -aspect * a / 2],
                      [a / 2, aspect * a / 2], [-a / 2, aspect * a / 2]], np.float64)
+    near = math.radians(upright_deg)
+    if t < near:
+        angles = [0.0]  # upright card: one exact rectangle
+    elif math.pi / 2 - t < near:
+        angles = [math.pi / 2]  # sideways card
+    else:
+        angles = [t, -t]
     out = []
-    signs = (1,) if min(t, math.pi / 2 - t) < math.radians(upright_deg) else (1, -1)
-    for sg in signs:
-        tt = sg * t
-        if math.pi / 2 - t < math.radians(upright_deg):
-            tt = math.pi / 2  # sideways card: exact rectangle
-        elif t < math.radians(upright_deg):
-            tt = 0.0
+    for tt in angles:
         rot = np.array([[math.cos(tt), math.sin(tt)], [-math.sin(tt), math.cos(tt)]])
-        q = base @ rot + np.array([cx, cy])
-        out.append(q.astype(np.float32))
+        out.append((base @ rot + np.array([cx, cy])).astype(np.float32))
     return out
+
+
+def box_corners(box: tuple[float, float, float, float]) -> np.ndarray:
+    """The four corners of an axis-aligned box, clockwise from top-left.
+
+    >>> box_corners((1, 2, 3, 4)).tolist()
+    [[1.0, 2.0], [3.0, 2.0], [3.0, 4.0], [1.0, 4.0]]
+    """
+    x1, y1, x2, y2 = box
+    return np.array([[x1, y1], [x2, y1], [x2, y2], [x1, y2]], np.float32)
 
 
 class CardLocaliser:
@@ -100,7 +112,6 @@ class CardLocaliser:
             self.sizes = tuple(int(v) for v in (sizes if isinstance(sizes, (list, tuple)) else [sizes]))
         else:
             self.sizes = (int(inp.shape[2]),)
-        self.imgsz = self.sizes[0]
         self.obb = bool(self.meta.get("obb"))
         self.conf = conf
         self.iou = iou

@@ -162,14 +162,12 @@ def _offline_ultralytics(config_dir: Path) -> None:
     font_dir = Path(os.environ["YOLO_CONFIG_DIR"]) / "Ultralytics"
     font_dir.mkdir(parents=True, exist_ok=True)
     if not (font_dir / "Arial.ttf").exists():
-        for cand in ("/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf",):
-            if Path(cand).exists():
-                shutil.copyfile(cand, font_dir / "Arial.ttf")
-                break
-        else:
+        font = Path("/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf")
+        if not font.exists():
             import matplotlib
 
-            shutil.copyfile(Path(matplotlib.get_data_path()) / "fonts/ttf/DejaVuSans.ttf", font_dir / "Arial.ttf")
+            font = Path(matplotlib.get_data_path()) / "fonts/ttf/DejaVuSans.ttf"
+        shutil.copyfile(font, font_dir / "Arial.ttf")
 
 
 def train_localiser(data_yaml: Path, out_dir: Path, epochs: int = 20, imgsz: int = 320, seed: int = 0,
@@ -178,8 +176,8 @@ def train_localiser(data_yaml: Path, out_dir: Path, epochs: int = 20, imgsz: int
                     transfer: Path | None = None) -> dict:
     """One stage of the card localiser: Ultralytics from ``model_yaml`` (no
     pretrained weights) or from the previous stage's ``init`` weights, on the
-    CPU, deterministic seed; exported to ONNX (opset 17, fixed input
-    ``imgsz``) next to a JSON recipe.  Needs the training venv."""
+    CPU, deterministic seed; exported by :func:`export_localiser`.  Needs
+    the training venv."""
     t0 = time.time()
     _offline_ultralytics(Path("data") / "yolo_config")
     from ultralytics import YOLO
@@ -192,34 +190,41 @@ def train_localiser(data_yaml: Path, out_dir: Path, epochs: int = 20, imgsz: int
                 degrees=0.0, flipud=0.5, fliplr=0.5, pretrained=str(transfer) if transfer else False,
                 verbose=True, patience=1000,
                 **({"time": hours} if hours else {}))
-    best = out_dir / "weights" / "best.pt"
-    res = export_localiser(best, out_dir, imgsz)
-    res["obb"] = "obb" in model_yaml
-    res["recipe"] = {"command": " ".join(sys.argv), "data": str(data_yaml), "epochs": epochs, "imgsz": imgsz,
-                     "seed": seed, "batch": batch, "init": str(init) if init else None, "model": model_yaml,
-                     "lr0": lr0, "hours": hours, "transfer": str(transfer) if transfer else None, "wall_seconds": round(time.time() - t0, 1)}
-    (out_dir / "card_localiser.json").write_text(json.dumps(res, indent=1))  # the export's, with the recipe
-    return res
+    recipe = {"command": " ".join(sys.argv), "data": str(data_yaml), "epochs": epochs, "imgsz": imgsz,
+              "seed": seed, "batch": batch, "init": str(init) if init else None, "model": model_yaml,
+              "lr0": lr0, "hours": hours, "transfer": str(transfer) if transfer else None,
+              "wall_seconds": round(time.time() - t0, 1)}
+    return export_localiser(out_dir / "weights" / "best.pt", out_dir, imgsz, recipe=recipe)
 
 
-def export_localiser(weights: Path, out_dir: Path, imgsz: int) -> dict:
+def export_localiser(weights: Path, out_dir: Path, imgsz: int, recipe: dict | None = None) -> dict:
     """best.pt -> card_localiser.onnx (dynamic height and width, raw head
-    output (1, 5, N): cx, cy, w, h, card score)."""
+    output (1, 5, N): cx, cy, w, h, card score; an OBB model adds the
+    angle) and card_localiser.json beside it, holding ``recipe`` (a
+    re-export without one keeps the recipe already there)."""
     import shutil
 
     _offline_ultralytics(Path("data") / "yolo_config")
     from ultralytics import YOLO
 
+    import tempfile
+
     out_dir.mkdir(parents=True, exist_ok=True)
-    m = YOLO(str(weights))
-    f = m.export(format="onnx", imgsz=imgsz, opset=17, simplify=False, dynamic=True, half=False, device="cpu")
     dst = out_dir / "card_localiser.onnx"
-    shutil.copyfile(f, dst)
+    with tempfile.TemporaryDirectory() as td:
+        # Ultralytics writes the .onnx beside the weights: export a copy, so exporting
+        # models/card_localiser.pt never overwrites the shipped models/card_localiser.onnx
+        tmp = Path(td) / Path(weights).name
+        shutil.copyfile(weights, tmp)
+        m = YOLO(str(tmp))
+        f = m.export(format="onnx", imgsz=imgsz, opset=17, simplify=False, dynamic=True, half=False, device="cpu")
+        shutil.copyfile(f, dst)
     meta = {"onnx": str(dst), "imgsz": imgsz, "infer_imgsz": imgsz, "classes": ["card"], "weights": str(weights),
             "obb": m.task == "obb"}
     js = dst.with_suffix(".json")
-    old = json.loads(js.read_text()) if js.exists() else {}
-    if "recipe" in old:  # a re-export keeps the training recipe
-        meta["recipe"] = old["recipe"]
+    if recipe is None and js.exists():
+        recipe = json.loads(js.read_text()).get("recipe")
+    if recipe is not None:
+        meta["recipe"] = recipe
     js.write_text(json.dumps(meta, indent=1))
     return meta
