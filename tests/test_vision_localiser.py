@@ -69,6 +69,37 @@ def test_box_quads_of_a_box_flatter_than_a_card_fit_inside_it():
     assert box_quads((0, 0, 0.5, 10)) == []
 
 
+@pytest.mark.parametrize("deg", [0, 12, 33, 45, 58, 77, 101, 140])
+def test_edge_angle_finds_a_card_in_a_box_stretched_by_its_neighbour(deg):
+    """A fanned card's box also takes in its neighbour's edge, so the box's
+    shape says little about the card's turn; its edges do.  One of the
+    turned quads lies on the card."""
+    from tablecam.vision.faces import render_face
+    from tablecam.vision.proposals import edge_angles, turned_quads
+
+    img = np.full((500, 500, 3), (40, 110, 40), np.uint8)
+    face = render_face("S7", "drawn-sans", height=210)
+    h, w = face.shape[:2]
+    m = cv2.getRotationMatrix2D((w / 2, h / 2), deg, 1.0)
+    m[:, 2] += (250 - w / 2, 250 - h / 2)
+    cv2.warpAffine(face, m, (500, 500), dst=img, borderMode=cv2.BORDER_TRANSPARENT)
+    truth = cv2.transform(np.array([[[0, 0], [w, 0], [w, h], [0, h]]], np.float32), m)[0]
+    x1, y1 = truth.min(axis=0)
+    x2, y2 = truth.max(axis=0)
+    box = (x1, y1, x2 + 45, y2)  # a neighbour's strip widens the box
+    angles = edge_angles(img, box)
+    assert angles
+    best = max(_mask_iou(q / 3, truth / 3) for a in angles for q in turned_quads(box, a))
+    assert best > 0.9, (deg, best, [round(math.degrees(a), 1) for a in angles])
+
+
+def test_edge_angle_of_a_blank_box_is_empty():
+    from tablecam.vision.proposals import edge_angles
+
+    assert edge_angles(np.zeros((100, 100, 3), np.uint8), (10, 10, 90, 90)) == []
+    assert edge_angles(np.zeros((100, 100, 3), np.uint8), (10, 10, 12, 90)) == []
+
+
 def test_yolo_box_lines_clip_to_the_image():
     from tablecam.vision.locdata import yolo_box_lines
 

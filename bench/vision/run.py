@@ -43,7 +43,7 @@ def _time(fn, items, repeat: int = 1) -> float:
 class TorchClassifier:
     """The same corner network, run by torch (baseline for ONNX Runtime)."""
 
-    def __init__(self, pt: Path, classes: list[str]):
+    def __init__(self, pt: Path, classes: list[str], corner_box=None, input_size=None):
         import torch
 
         from tablecam.vision.train import build_net
@@ -55,13 +55,14 @@ class TorchClassifier:
         self.net.eval()
         self.classes = classes
         self.torch = torch
+        self.corner_box, self.input_size = corner_box, input_size  # the ONNX model's corner window
 
     def classify_cards(self, cards):
         from tablecam.vision.classify import combine_corners, corner_crops
 
         if not cards:
             return []
-        batch = np.concatenate([corner_crops(c) for c in cards])
+        batch = np.concatenate([corner_crops(c, self.corner_box, self.input_size) for c in cards])
         with self.torch.no_grad():
             p = self.torch.softmax(self.net(self.torch.from_numpy(batch)), 1).numpy()
         return [combine_corners(p[2 * i], p[2 * i + 1]) for i in range(len(cards))]
@@ -201,7 +202,7 @@ def main() -> int:
         pt = Path(args.model_dir or ROOT / "models") / "card_classifier.pt"
         if not pt.exists():
             pt = ROOT / "data" / "stage1" / "card_classifier.pt"
-        tc = TorchClassifier(pt, det.classes)
+        tc = TorchClassifier(pt, det.classes, det.classifier.corner_box, det.classifier.input_size)
         t_torch = _time(lambda c: tc.classify_cards([c]), crops)
         t_torch_full = _time_detect_with(det, "classifier", tc, frames)
         out["latency"].update({

@@ -20,23 +20,30 @@ from .faces import CARD_CODES
 
 CLASSES: list[str] = CARD_CODES + ["JK", "back", "none"]
 # Corner window in a 250x350 card, and the network's input size (w, h).
-CORNER_BOX = (0, 0, 72, 104)
-INPUT_W, INPUT_H = 48, 64
+# The window takes in the whole index of packs that print it large (the
+# held-out `tango` and several training decks: rank and suit reach 40% of
+# the card's height); a model's JSON names the window it was trained on.
+CORNER_BOX = (0, 0, 80, 144)
+INPUT_W, INPUT_H = 48, 80
+# the window of models trained before the JSON recorded it (to 2026-11-24)
+LEGACY_CORNER_BOX, LEGACY_INPUT = (0, 0, 72, 104), (48, 64)
 
 MODELS_DIR = Path(__file__).resolve().parents[2] / "models"
 
 
-def corner_crops(card_bgr: np.ndarray) -> np.ndarray:
-    """The two index corners of a rectified card as a (2, 3, H, W) float32
-    batch in [0, 1]: top-left, and bottom-right turned upright."""
+def corner_crops(card_bgr: np.ndarray, box: tuple[int, int, int, int] = CORNER_BOX,
+                 size: tuple[int, int] = (INPUT_W, INPUT_H)) -> np.ndarray:
+    """The two index corners (window ``box``) of a rectified card as a
+    (2, 3, H, W) float32 batch in [0, 1], ``size`` = (W, H): top-left, and
+    bottom-right turned upright."""
     import cv2
 
     if card_bgr.shape[:2] != (350, 250):
         card_bgr = cv2.resize(card_bgr, (250, 350), interpolation=cv2.INTER_AREA)
-    x0, y0, x1, y1 = CORNER_BOX
+    x0, y0, x1, y1 = box
     tl = card_bgr[y0:y1, x0:x1]
     br = np.rot90(card_bgr, 2)[y0:y1, x0:x1]
-    out = [cv2.resize(c, (INPUT_W, INPUT_H), interpolation=cv2.INTER_AREA) for c in (tl, br)]
+    out = [cv2.resize(c, tuple(size), interpolation=cv2.INTER_AREA) for c in (tl, br)]
     return np.stack(out).transpose(0, 3, 1, 2).astype(np.float32) / 255.0
 
 
@@ -80,8 +87,13 @@ class CornerClassifier:
         opts.log_severity_level = 3
         self.session = ort.InferenceSession(str(path), opts, providers=["CPUExecutionProvider"])
         self.input_name = self.session.get_inputs()[0].name
-        meta = path.with_suffix(".json")
-        self.classes = json.loads(meta.read_text())["classes"] if meta.exists() else CLASSES
+        meta_path = path.with_suffix(".json")
+        meta = json.loads(meta_path.read_text()) if meta_path.exists() else {}
+        self.classes = meta.get("classes", CLASSES)
+        inp = meta.get("input", {})
+        self.corner_box = tuple(inp.get("corner_box", LEGACY_CORNER_BOX))
+        shape = inp.get("shape")  # [3, H, W]
+        self.input_size = (int(shape[2]), int(shape[1])) if shape else LEGACY_INPUT
 
     def probs(self, batch: np.ndarray) -> np.ndarray:
         """Class probabilities for a (N, 3, H, W) batch of corner crops."""
@@ -94,6 +106,6 @@ class CornerClassifier:
         """Combined distribution per rectified card (one network call)."""
         if not cards:
             return []
-        batch = np.concatenate([corner_crops(c) for c in cards])
+        batch = np.concatenate([corner_crops(c, self.corner_box, self.input_size) for c in cards])
         p = self.probs(batch)
         return [combine_corners(p[2 * i], p[2 * i + 1]) for i in range(len(cards))]

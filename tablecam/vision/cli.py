@@ -48,6 +48,13 @@ def register(sub) -> None:
     t.add_argument("--data-dir", default="data", help="cache for rendered training arrays")
     t.add_argument("--data-seeds", default=None,
                    help="comma-separated seeds of the rendered sets to train on (default: --seed)")
+    t.add_argument("--generated-decks", type=int, default=0,
+                   help="add this many seeded deck designs (gen-0 ...) to the training decks")
+    t.add_argument("--gray", type=float, default=0.0, help="share of each batch shown without colour")
+    t.add_argument("--jitter", type=float, default=0.0,
+                   help="random scale/turn/shift of each crop, as a fraction (quads from boxes are loose)")
+    t.add_argument("--offcorner", type=int, default=0,
+                   help="add this many views through wrong quads, labelled none")
     t.set_defaults(func=cmd_train)
 
     d = sub.add_parser("locdata", help="build the card localiser's training set (renders + real train photos)")
@@ -178,6 +185,8 @@ def cmd_train(args) -> int:
     meta = train_classifier(Path(args.out), n=args.samples, epochs=args.epochs, seed=args.seed,
                             threads=args.threads, init=Path(args.init) if args.init else None,
                             data_dir=Path(args.data_dir), lr=args.lr, width=args.width,
-                            data_seeds=[int(v) for v in args.data_seeds.split(",")] if args.data_seeds else None)
+                            data_seeds=[int(v) for v in args.data_seeds.split(",")] if args.data_seeds else None,
+                            generated=args.generated_decks, gray=args.gray, jitter=args.jitter,
+                            offcorner=args.offcorner)
     print(json.dumps({"wall_seconds": meta["recipe"]["wall_seconds"], "history": meta["history"][-1]}))
     return 0

@@ -91,7 +91,7 @@ class CardDetector:
                  candidate_iou: float = 0.9, min_conf_rare: float = 0.9, localiser: bool | None = None,
                  localiser_conf: float = 0.25, gate_iou: float = 0.5, localiser_imgsz: int | tuple[int, ...] | None = None,
                  localiser_iou: float = 0.6, box_trim: float = 0.0,
-                 whole_image_classical: bool = True):
+                 whole_image_classical: bool = True, edge_peaks: int = 0):
         self.model_dir = Path(model_dir) if model_dir else MODELS_DIR
         self.classifier = CornerClassifier(self.model_dir / "card_classifier.onnx", threads=threads)
         # the learned localiser, when the model directory ships one (None: use it if present)
@@ -103,6 +103,7 @@ class CardDetector:
             self.localiser = CardLocaliser(loc_path, threads=threads, conf=localiser_conf, imgsz=localiser_imgsz,
                                            iou=localiser_iou)
         self.gate_iou = gate_iou
+        self.edge_peaks = edge_peaks
         self.box_trim = box_trim
         self.whole_image_classical = whole_image_classical
         self.classes = self.classifier.classes
@@ -170,7 +171,7 @@ class CardDetector:
         the localiser missed), otherwise dropped.
         """
         from .localise import warp_card
-        from .proposals import box_corners, box_quads, box_variants, local_quads, strip_quads
+        from .proposals import box_corners, box_quads, box_variants, edge_angles, local_quads, strip_quads, turned_quads
 
         h, w = image_bgr.shape[:2]
         props = self.localiser.proposals(image_bgr)
@@ -181,7 +182,9 @@ class CardDetector:
             variants = box_variants(b, self.box_trim) if self.box_trim > 0 else [b]
             own = [oq] if oq is not None else []  # an oriented-box model's own quad
             strip = oq if oq is not None else box_corners(b)
-            for q in (own + [q for v in variants for q in box_quads(v)] + strip_quads(strip)
+            turned = [q for a in (edge_angles(image_bgr, b, self.edge_peaks) if self.edge_peaks else [])
+                      for q in turned_quads(b, a)]
+            for q in (own + [q for v in variants for q in box_quads(v)] + turned + strip_quads(strip)
                       + local_quads(image_bgr, b)):
                 cand_quads.append(q)
                 owner.append(bi)

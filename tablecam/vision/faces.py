@@ -34,6 +34,8 @@ from pathlib import Path
 
 import numpy as np
 
+from .designs import draw_generated, generated_decks, generated_index, is_generated
+
 SUITS = "SHDC"
 RANKS = "AKQJT98765432"
 CARD_CODES: list[str] = [s + r for s in SUITS for r in RANKS]
@@ -138,8 +140,10 @@ def list_decks() -> list[str]:
     return sorted(out) + _drawn_decks()
 
 
-def training_decks() -> list[str]:
-    return [d for d in list_decks() if d not in HELD_OUT_DECKS]
+def training_decks(generated: int = 0) -> list[str]:
+    """The designs a model may train on: every listed deck but the held-out
+    ones, plus the first ``generated`` seeded designs (``designs.py``)."""
+    return [d for d in list_decks() if d not in HELD_OUT_DECKS] + generated_decks(generated)
 
 
 def _rsvg(svg: Path, out: Path, zoom: float, elem: str | None = None) -> np.ndarray | None:
@@ -249,6 +253,8 @@ def render_face(card: str, deck: str, height: int = FACE_H) -> np.ndarray:
         raise ValueError(f"unknown card code {card!r}")
     if deck.startswith("drawn-"):
         face = draw_face(card, deck[len("drawn-"):])
+    elif is_generated(deck):
+        face = draw_generated(card, generated_index(deck))
     else:
         if deck not in _svg_files():
             raise ValueError(f"unknown deck {deck!r}; see list_decks()")
@@ -271,7 +277,7 @@ def render_face(card: str, deck: str, height: int = FACE_H) -> np.ndarray:
 def deck_faces(deck: str, codes: list[str] | None = None) -> dict[str, np.ndarray]:
     """All faces of one deck (cached), code -> 250x350 BGR image."""
     codes = codes or ALL_CODES
-    if not deck.startswith("drawn-"):
+    if not deck.startswith("drawn-") and not is_generated(deck):
         ddir = _deck_dir(deck)
         todo = [c for c in codes if not (ddir / f"{c}.ok").exists()]
         if todo:

@@ -261,6 +261,90 @@ def local_quads(image: np.ndarray, box: tuple[float, float, float, float], grow:
     return [q for _, q in scored[:keep]]
 
 
+def edge_angles(image: np.ndarray, box: tuple[float, float, float, float], peaks: int = 2,
+                max_side: int = 160) -> list[float]:
+    """The directions (radians, modulo 90 degrees, in [0, pi/2)) of the
+    strongest straight edges inside a box, strongest first.
+
+    A card's border, its index and its pips all run along the card's two
+    axes, so a histogram of gradient directions weighted by gradient
+    strength peaks at the card's turn - whatever the box's shape, which a
+    neighbouring card or a finger stretches.
+
+    >>> import cv2
+    >>> img = np.zeros((200, 200, 3), np.uint8)
+    >>> pts = cv2.boxPoints(((100, 100), (80, 112), 30)).astype(np.int32)
+    >>> _ = cv2.fillPoly(img, [pts], (255, 255, 255))
+    >>> round(math.degrees(edge_angles(img, (30, 30, 170, 170))[0]))
+    30
+    """
+    import cv2
+
+    h, w = image.shape[:2]
+    x1, y1 = int(max(0, box[0])), int(max(0, box[1]))
+    x2, y2 = int(min(w, box[2])), int(min(h, box[3]))
+    if x2 - x1 < 8 or y2 - y1 < 8:
+        return []
+    crop = image[y1:y2, x1:x2]
+    f = max_side / max(crop.shape[:2])
+    if f < 1:
+        crop = cv2.resize(crop, None, fx=f, fy=f, interpolation=cv2.INTER_AREA)
+    g = cv2.cvtColor(crop, cv2.COLOR_BGR2GRAY) if crop.ndim == 3 else crop
+    g = cv2.GaussianBlur(g.astype(np.float32), (0, 0), 1.5)
+    gx = cv2.Sobel(g, cv2.CV_32F, 1, 0, ksize=3)
+    gy = cv2.Sobel(g, cv2.CV_32F, 0, 1, ksize=3)
+    mag = np.hypot(gx, gy)
+    strong = mag > np.percentile(mag, 80)
+    if not strong.any():
+        return []
+    ang = np.mod(np.arctan2(gy[strong], gx[strong]), math.pi / 2)
+    hist, _ = np.histogram(ang, bins=90, range=(0, math.pi / 2), weights=mag[strong])
+    hist = np.convolve(np.concatenate([hist[-3:], hist, hist[:3]]), np.ones(5) / 5, mode="same")[3:-3]
+    out: list[float] = []
+    for _ in range(peaks):
+        i = int(np.argmax(hist))
+        if hist[i] <= 0:
+            break
+        out.append((i + 0.5) * math.pi / 180)
+        for d in range(-8, 9):  # suppress the neighbourhood of the peak
+            hist[(i + d) % 90] = 0
+    return out
+
+
+def turned_quads(box: tuple[float, float, float, float], angle: float, aspect: float = CARD_ASPECT,
+                 slide: bool = True) -> list[np.ndarray]:
+    """Cards turned by ``angle`` (modulo 90 degrees: upright-ish and
+    sideways-ish) that fit inside a box, as large as the box allows.
+
+    Where the box is looser than the card in one direction (it takes in a
+    neighbour's edge) the card may lie at either end of it or in the
+    middle: three quads per orientation when ``slide``, one otherwise.
+
+    >>> q = turned_quads((0, 0, 100, 140), 0.0, slide=False)
+    >>> q[0].round().tolist()
+    [[0.0, 0.0], [100.0, 0.0], [100.0, 140.0], [0.0, 140.0]]
+    """
+    x1, y1, x2, y2 = box
+    bw, bh = x2 - x1, y2 - y1
+    if bw <= 1 or bh <= 1:
+        return []
+    out = []
+    for t in (angle, angle - math.pi / 2):
+        c, s = abs(math.cos(t)), abs(math.sin(t))
+        a = min(bw / (c + aspect * s), bh / (s + aspect * c))
+        ew, eh = a * (c + aspect * s), a * (s + aspect * c)  # the card's own bounds
+        base = np.array([[-a / 2, -aspect * a / 2], [a / 2, -aspect * a / 2],
+                         [a / 2, aspect * a / 2], [-a / 2, aspect * a / 2]], np.float64)
+        rot = np.array([[math.cos(t), math.sin(t)], [-math.sin(t), math.cos(t)]])
+        card = base @ rot
+        xs = [x1 + ew / 2, (x1 + x2) / 2, x2 - ew / 2] if slide and bw - ew > 0.08 * bw else [(x1 + x2) / 2]
+        ys = [y1 + eh / 2, (y1 + y2) / 2, y2 - eh / 2] if slide and bh - eh > 0.08 * bh else [(y1 + y2) / 2]
+        for cx in xs:
+            for cy in ys:
+                out.append((card + np.array([cx, cy])).astype(np.float32))
+    return out
+
+
 def box_iou(a, b) -> float:
     """Intersection over union of two axis-aligned boxes (x1, y1, x2, y2).
 

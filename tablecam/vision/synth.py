@@ -228,6 +228,60 @@ def corner_sample(face: np.ndarray, rng: np.random.Generator, occlude: float = 0
     return cv2.warpPerspective(small, m, (FACE_W, FACE_H), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
 
 
+def offcorner_sample(face: np.ndarray, rng: np.random.Generator, pool: TexturePool | None = None) -> np.ndarray:
+    """A 250x350 view of a card through a *wrong* quad: shifted by a third
+    of the card's width or half its height (the corner window reaches 41%
+    down the card), or turned 25-65 degrees, so its corners show pips,
+    a court figure, the card's edge and the table, not the index.  These are
+    the quads a loose localiser box also produces; the classifier learns to
+    call them ``none`` rather than read a card that is not there."""
+    import cv2
+
+    pad = 200
+    bg = pool.get(rng, FACE_H + 2 * pad, FACE_W + 2 * pad) if pool else table_texture(rng, FACE_H + 2 * pad, FACE_W + 2 * pad)
+    canvas = bg.copy()
+    if rng.random() < 0.5:
+        face = np.rot90(face, 2).copy()
+    canvas[pad:pad + FACE_H, pad:pad + FACE_W] = face
+    quad = np.array([[0, 0], [FACE_W, 0], [FACE_W, FACE_H], [0, FACE_H]], np.float32)
+    quad -= quad.mean(axis=0)
+    if rng.random() < 0.5:  # shifted along one or both axes
+        d = np.array([rng.uniform(0.3, 0.7) * FACE_W * rng.choice([-1, 1]),
+                      rng.uniform(0.45, 0.65) * FACE_H * rng.choice([-1, 1])], np.float32)
+        d[int(rng.integers(3)) % 2] *= float(rng.random() < 0.5)
+        quad = quad * rng.uniform(0.8, 1.1) + d
+    else:  # turned: corners in the card's body or off it
+        a = math.radians(rng.uniform(25, 65)) * rng.choice([-1, 1])
+        rot = np.array([[math.cos(a), -math.sin(a)], [math.sin(a), math.cos(a)]], np.float32)
+        quad = (quad * rng.uniform(0.6, 1.0)) @ rot.T + rng.normal(0, 15, 2).astype(np.float32)
+    quad += np.array([pad + FACE_W / 2, pad + FACE_H / 2], np.float32)
+    s = rng.uniform(0.18, 1.0)
+    small = photometric(cv2.resize(canvas, None, fx=s, fy=s, interpolation=cv2.INTER_AREA), rng)
+    dst = np.array([[0, 0], [FACE_W - 1, 0], [FACE_W - 1, FACE_H - 1], [0, FACE_H - 1]], np.float32)
+    m = cv2.getPerspectiveTransform(quad * s, dst)
+    return cv2.warpPerspective(small, m, (FACE_W, FACE_H), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+
+
+def offcorner_dataset(n: int, decks: list[str], seed: int = 0):
+    """``n`` corner crops of wrong quads (:func:`offcorner_sample`), all
+    labelled ``none``: (N, 3, 64, 48) uint8 and labels."""
+    from .classify import CLASSES, corner_crops
+
+    rng = np.random.default_rng(seed)
+    pool = TexturePool(rng, n=32, h=FACE_H + 400, w=FACE_W + 400)
+    codes = [c for c in CLASSES if c not in ("none", "back")]
+    xs = []
+    faces: dict[tuple[str, str], np.ndarray] = {}
+    for _ in range(n):
+        key = (codes[int(rng.integers(len(codes)))], decks[int(rng.integers(len(decks)))])
+        if key not in faces:
+            faces[key] = render_face(*key)
+        face = faces[key]
+        crop = corner_crops(offcorner_sample(face, rng, pool))[int(rng.integers(2))]
+        xs.append((crop * 255).astype(np.uint8))
+    return np.stack(xs), np.full(n, CLASSES.index("none"), np.int64)
+
+
 def none_sample(rng: np.random.Generator, pool: TexturePool | None = None) -> np.ndarray:
     """A 250x350 'rectified' patch that is not a card: table, clutter, paper."""
     import cv2

@@ -41,13 +41,23 @@ def build_net(n_classes: int, width: int = 16):
     )
 
 
-def _dataset(n: int, seed: int, cache: Path, progress: bool):
+def _geometry_tag() -> str:
+    """Cache-name suffix of the corner window (empty for the legacy one, so
+    earlier caches keep their names)."""
+    from .classify import CORNER_BOX, INPUT_H, INPUT_W, LEGACY_CORNER_BOX, LEGACY_INPUT
+
+    if tuple(CORNER_BOX) == LEGACY_CORNER_BOX and (INPUT_W, INPUT_H) == LEGACY_INPUT:
+        return ""
+    return f"-c{CORNER_BOX[2]}x{CORNER_BOX[3]}-i{INPUT_W}x{INPUT_H}"
+
+
+def _dataset(n: int, seed: int, cache: Path, progress: bool, generated: int = 0):
     from .classify import CLASSES
     from .faces import training_decks
     from .synth import corner_dataset
 
-    decks = training_decks()
-    f = cache / f"corners-n{n}-s{seed}-d{len(decks)}.npz"
+    decks = training_decks(generated)
+    f = cache / (f"corners-n{n}-s{seed}-d{len(decks)}" + (f"-g{generated}" if generated else "") + _geometry_tag() + ".npz")
     if f.exists():
         z = np.load(f)
         return z["x"], z["y"], decks
@@ -57,24 +67,72 @@ def _dataset(n: int, seed: int, cache: Path, progress: bool):
     return x, y, decks
 
 
-def train_classifier(out_dir: Path, n: int = 30000, epochs: int = 8, seed: int = 0, threads: int = 2,
-                     init: Path | None = None, data_dir: Path = Path("data"), batch: int = 128,
-                     lr: float = 3e-3, progress: bool = True, width: int = 16,
-                     data_seeds: list[int] | None = None) -> dict:
+def _affine_jitter(xb, strength: float, g):
+    """Each crop scaled by 1 +/- ``strength``, turned by up to ``strength``/2
+    radians and shifted by up to ``strength`` of its size (edges repeated)."""
     import torch
     import torch.nn.functional as F
 
-    from .classify import CLASSES, INPUT_H, INPUT_W
+    n = len(xb)
+    u = torch.rand(n, 4, generator=g) * 2 - 1
+    s = 1 + strength * u[:, 0]
+    a = 0.5 * strength * u[:, 1]
+    theta = torch.zeros(n, 2, 3)
+    theta[:, 0, 0] = s * torch.cos(a)
+    theta[:, 0, 1] = -s * torch.sin(a)
+    theta[:, 1, 0] = s * torch.sin(a)
+    theta[:, 1, 1] = s * torch.cos(a)
+    theta[:, :, 2] = 2 * strength * u[:, 2:]
+    grid = F.affine_grid(theta, list(xb.shape), align_corners=False)
+    return F.grid_sample(xb, grid, padding_mode="border", align_corners=False)
+
+
+def _offcorner(n: int, seed: int, cache: Path, generated: int = 0):
+    from .faces import training_decks
+    from .synth import offcorner_dataset
+
+    decks = training_decks(generated)
+    f = cache / (f"offcorner-n{n}-s{seed}-d{len(decks)}" + (f"-g{generated}" if generated else "") + _geometry_tag() + ".npz")
+    if f.exists():
+        z = np.load(f)
+        return z["x"], z["y"]
+    x, y = offcorner_dataset(n, decks, seed=seed)
+    cache.mkdir(parents=True, exist_ok=True)
+    np.savez(f, x=x, y=y)
+    return x, y
+
+
+def train_classifier(out_dir: Path, n: int = 30000, epochs: int = 8, seed: int = 0, threads: int = 2,
+                     init: Path | None = None, data_dir: Path = Path("data"), batch: int = 128,
+                     lr: float = 3e-3, progress: bool = True, width: int = 16,
+                     data_seeds: list[int] | None = None, generated: int = 0, gray: float = 0.0,
+                     jitter: float = 0.0, offcorner: int = 0) -> dict:
+    """Train (or fine-tune from ``init``) the corner classifier.
+
+    ``generated`` adds that many seeded deck designs (``designs.py``) to the
+    training decks; ``gray`` is the share of each batch shown without colour,
+    so a suit is told by its shape and a four-colour pack's blue diamond is
+    not read as a spade; ``jitter`` scales, turns and shifts each crop by up
+    to that fraction (a quad built from the localiser's box misses the
+    card's true corners by more than the classical localiser's does);
+    ``offcorner`` adds that many views through wrong quads, labelled
+    ``none``, so a loose quad is rejected rather than misread."""
+    import torch
+    import torch.nn.functional as F
+
+    from .classify import CLASSES, CORNER_BOX, INPUT_H, INPUT_W
 
     t0 = time.time()
     torch.manual_seed(seed)
     np.random.seed(seed)
     torch.set_num_threads(threads)
     torch.use_deterministic_algorithms(True)
-    parts = [_dataset(n, s, data_dir, progress) for s in (data_seeds or [seed])]
+    parts = [_dataset(n, s, data_dir, progress, generated) for s in (data_seeds or [seed])]
+    decks = parts[-1][2]
+    if offcorner:
+        parts.append((*_offcorner(offcorner, seed, data_dir, generated), decks))
     x = np.concatenate([p[0] for p in parts])
     y = np.concatenate([p[1] for p in parts])
-    decks = parts[-1][2]
     t_data = time.time() - t0
     xt = torch.from_numpy(x)
     yt = torch.from_numpy(y)
@@ -104,6 +162,11 @@ def train_classifier(out_dir: Path, n: int = 30000, epochs: int = 8, seed: int =
             # small translations: the localiser's corner is never exact
             dx, dy = torch.randint(-3, 4, (2,), generator=g).tolist()
             xb = torch.roll(xb, shifts=(dy, dx), dims=(2, 3))
+            if jitter > 0:
+                xb = _affine_jitter(xb, jitter, g)
+            if gray > 0:
+                g_mask = torch.rand(len(xb), generator=g) < gray
+                xb[g_mask] = xb[g_mask].mean(dim=1, keepdim=True).expand(-1, 3, -1, -1)
             yb = yt[idx]
             out = net(xb)
             loss = F.cross_entropy(out, yb, label_smoothing=0.05)
@@ -132,11 +195,12 @@ def train_classifier(out_dir: Path, n: int = 30000, epochs: int = 8, seed: int =
     wall = time.time() - t0
     meta = {
         "classes": CLASSES,
-        "input": {"shape": [3, INPUT_H, INPUT_W], "scale": "1/255", "channels": "BGR"},
+        "input": {"shape": [3, INPUT_H, INPUT_W], "scale": "1/255", "channels": "BGR",
+                  "corner_box": list(CORNER_BOX)},
         "recipe": {
             "command": " ".join(sys.argv),
             "samples": int(len(xt)), "epochs": epochs, "seed": seed, "threads": threads,
-            "data_seeds": data_seeds or [seed],
+            "data_seeds": data_seeds or [seed], "generated_decks": generated, "gray": gray, "jitter": jitter, "offcorner": offcorner,
             "batch": batch, "lr": lr, "width": width, "init": str(init) if init else None,
             "train_decks": decks, "data_seconds": round(t_data, 1), "wall_seconds": round(wall, 1),
             "torch": torch.__version__, "machine": platform.processor() or platform.machine(),

@@ -1,0 +1,89 @@
+"""Generated deck designs (``gen-k``): the extra variety the corner
+classifier trains on to read packs it has never seen."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+pytest.importorskip("PIL")
+
+from tablecam.vision import designs, faces  # noqa: E402
+
+
+def test_generated_design_is_the_same_every_time():
+    a = faces.render_face("D7", "gen-5")
+    b = faces.render_face("D7", "gen-5")
+    assert np.array_equal(a, b)
+    assert not np.array_equal(a, faces.render_face("D7", "gen-6"))
+
+
+@pytest.mark.parametrize("k", [0, 1, 7])
+def test_generated_deck_renders_every_code_with_an_index(k):
+    for code in faces.ALL_CODES:
+        f = faces.render_face(code, f"gen-{k}")
+        assert f.shape == (350, 250, 3) and f.dtype == np.uint8
+        if code != "back":
+            corner = f[4:104, 4:72].astype(int).sum(axis=2)
+            assert corner.min() < 450, (code, k)  # ink in the index corner
+
+
+def test_generated_designs_cover_four_colour_packs_plain_backs_and_drawn_suits():
+    ds = [designs.design(k) for k in range(60)]
+    assert any(d.inks[2] != d.inks[1] for d in ds)  # a diamond not printed in the heart's ink
+    assert any(d.back_plain for d in ds) and not all(d.back_plain for d in ds)
+    assert any(d.suit_font is None for d in ds) and any(d.suit_font for d in ds)
+    assert {d.joker for d in ds} >= {"JOKER", "Joker", "star"}
+
+
+def test_held_out_drawn_deck_font_is_never_used_by_a_generated_design():
+    held_font = faces.DRAWN_STYLES["serif-bold"][0]
+    assert "drawn-serif-bold" in faces.HELD_OUT_DECKS
+    for k in range(200):
+        d = designs.design(k)
+        assert held_font not in (d.rank_font, d.suit_font)
+
+
+def test_training_decks_take_generated_designs_only_when_asked():
+    base = faces.training_decks()
+    assert not any(designs.is_generated(d) for d in base)
+    more = faces.training_decks(3)
+    assert more == base + ["gen-0", "gen-1", "gen-2"]
+    assert not set(more) & set(faces.HELD_OUT_DECKS)
+
+
+def test_offcorner_views_are_labelled_none_and_repeatable():
+    """Views through wrong quads teach the classifier to reject them: their
+    corner crop must not hold the card's own index."""
+    from tablecam.vision.classify import CLASSES, INPUT_H, INPUT_W
+    from tablecam.vision.synth import offcorner_dataset
+
+    x, y = offcorner_dataset(12, ["drawn-sans"], seed=4)
+    assert x.shape == (12, 3, INPUT_H, INPUT_W) and x.dtype == np.uint8
+    assert set(y.tolist()) == {CLASSES.index("none")}
+    a, _ = offcorner_dataset(3, ["drawn-sans"], seed=4)
+    assert np.array_equal(a, x[:3])  # deterministic for its seed
+
+
+def test_classifier_reads_through_the_corner_window_it_was_trained_on(tmp_path):
+    """The corner window travels with the model: a model whose JSON names
+    none (trained before it was recorded) is read through the old window."""
+    import json
+    import shutil
+
+    from tablecam.vision.classify import (CORNER_BOX, INPUT_H, INPUT_W, LEGACY_CORNER_BOX, LEGACY_INPUT,
+                                          MODELS_DIR, CornerClassifier, corner_crops)
+
+    if not (MODELS_DIR / "card_classifier.onnx").exists():
+        pytest.skip("no shipped classifier")
+    shutil.copy(MODELS_DIR / "card_classifier.onnx", tmp_path / "card_classifier.onnx")
+    meta = json.loads((MODELS_DIR / "card_classifier.json").read_text())
+    meta["input"].pop("corner_box", None)
+    meta["input"]["shape"] = [3, LEGACY_INPUT[1], LEGACY_INPUT[0]]
+    (tmp_path / "card_classifier.json").write_text(json.dumps(meta))
+    old = CornerClassifier(tmp_path / "card_classifier.onnx")
+    assert old.corner_box == LEGACY_CORNER_BOX and old.input_size == LEGACY_INPUT
+    card = faces.render_face("HQ", "drawn-sans")
+    assert corner_crops(card, old.corner_box, old.input_size).shape == (2, 3, LEGACY_INPUT[1], LEGACY_INPUT[0])
+    assert corner_crops(card).shape == (2, 3, INPUT_H, INPUT_W)
+    assert CORNER_BOX[3] / 350 >= 0.4  # a large index (rank over suit) fits the window
