@@ -29,7 +29,8 @@ def main() -> int:
     ap.add_argument("--no-classical", action="store_true", help="skip the classical-only row")
     ap.add_argument("--loc-conf", default="0.25,0.4,0.55")
     ap.add_argument("--gate", default="0,0.5")
-    ap.add_argument("--min-conf", default="0.5")
+    ap.add_argument("--min-conf", default="0.6")
+    ap.add_argument("--edge-peaks", default="1", help="edge directions per box turned into card quads (0: none)")
     ap.add_argument("--imgsz", default="320", help="localiser input sizes (long side) to try; 320+480 runs both")
     ap.add_argument("--nms", default="0.6", help="the localiser's box NMS IoU")
     ap.add_argument("--trim", default="0", help="box_variants trim (0: the box alone)")
@@ -64,13 +65,14 @@ def main() -> int:
         rows = [{"config": "classical only", **run(CardDetector(args.model_dir, localiser=False))}]
         print(json.dumps(rows[-1]), flush=True)
     sizes = [tuple(int(x) for x in v.split("+")) for v in args.imgsz.split(",")]
-    grid = [sizes] + [list(map(float, v.split(","))) for v in (args.loc_conf, args.gate, args.min_conf, args.nms, args.trim, args.whole)]
-    for sz, lc, gate, mc, nms, trim, whole in itertools.product(*grid):
+    grid = [sizes] + [list(map(float, v.split(","))) for v in (args.loc_conf, args.gate, args.min_conf, args.nms, args.trim,
+                                                                  args.whole, args.edge_peaks)]
+    for sz, lc, gate, mc, nms, trim, whole, peaks in itertools.product(*grid):
         det = CardDetector(args.model_dir, localiser=True, localiser_conf=lc, gate_iou=gate, min_conf=mc,
                            localiser_imgsz=sz, localiser_iou=nms, box_trim=trim,
-                           whole_image_classical=bool(whole))
+                           whole_image_classical=bool(whole), edge_peaks=int(peaks))
         rows.append({"config": f"localiser {'+'.join(map(str, sz))} px conf {lc} nms {nms} trim {trim} gate {gate} min_conf {mc} "
-                               f"whole-image classical {bool(whole)}",
+                               f"whole-image classical {bool(whole)} edge peaks {int(peaks)}",
                      **run(det)})
         print(json.dumps(rows[-1]), flush=True)
     return 0
