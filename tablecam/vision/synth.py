@@ -282,6 +282,76 @@ def offcorner_dataset(n: int, decks: list[str], seed: int = 0):
     return np.stack(xs), np.full(n, CLASSES.index("none"), np.int64)
 
 
+_PRINT_CHARS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789abcdefghijklmnopqrstuvwxyz$%.,-"
+
+
+def print_sample(rng: np.random.Generator) -> np.ndarray:
+    """A 250x350 'rectified' patch of printed matter, labelled ``none``:
+    a newspaper column, a book page, a recipe, a flyer with a headline and
+    coloured blocks, or a grille.  On the real train split most false cards
+    were read on such things - a capital K or Q in a headline, a digit in a
+    column of text - since the synthetic ``none`` views had only tables,
+    blank paper and hands."""
+    import cv2
+    from PIL import Image, ImageDraw
+
+    from .designs import _font, font_files
+
+    fonts = sorted(font_files())
+    kind = rng.random()
+    paper = tuple(int(v) for v in (rng.uniform(200, 250, 3) if kind < 0.8 else rng.uniform(30, 250, 3)))
+    img = Image.new("RGB", (FACE_W * 2, FACE_H * 2), paper)
+    d = ImageDraw.Draw(img)
+    if kind < 0.85:
+        y = float(rng.uniform(-20, 20))
+        while y < FACE_H * 2:
+            if rng.random() < 0.15:  # a headline: large capitals
+                size = int(rng.integers(28, 90))
+                n = int(rng.integers(2, 10))
+                txt = "".join(rng.choice(list(_PRINT_CHARS[:36]), n))
+                ink = (0, 0, 0) if rng.random() < 0.7 else tuple(int(v) for v in rng.integers(0, 200, 3))
+            elif rng.random() < 0.1:  # a picture block
+                size = int(rng.integers(60, 200))
+                x0 = int(rng.integers(0, FACE_W))
+                col = tuple(int(v) for v in rng.integers(0, 255, 3))
+                d.rectangle((x0, y, x0 + int(rng.integers(60, 400)), y + size), fill=col)
+                y += size + 8
+                continue
+            else:
+                size = int(rng.integers(9, 26))
+                words = ["".join(rng.choice(list(_PRINT_CHARS), int(rng.integers(1, 9)))) for _ in range(12)]
+                txt = " ".join(words)
+                ink = (int(rng.integers(0, 60)),) * 3
+            font = _font(fonts[int(rng.integers(len(fonts)))], size)
+            d.text((float(rng.uniform(-30, 30)), y), txt, font=font, fill=ink)
+            y += size * float(rng.uniform(1.1, 1.6))
+            if rng.random() < 0.05:  # a rule between columns or stories
+                d.line((0, y, FACE_W * 2, y), fill=(0, 0, 0), width=int(rng.integers(1, 4)))
+    else:  # a grille or a striped package
+        step = int(rng.integers(8, 30))
+        ink = tuple(int(v) for v in rng.integers(0, 120, 3))
+        for k in range(0, FACE_W * 2, step):
+            d.rectangle((k, 0, k + step // 2, FACE_H * 2), fill=ink)
+    arr = np.array(img)[:, :, ::-1]
+    m = cv2.getRotationMatrix2D((FACE_W, FACE_H), float(rng.uniform(0, 360)), float(rng.uniform(0.5, 1.3)))
+    arr = cv2.warpAffine(arr, m, (FACE_W * 2, FACE_H * 2), borderMode=cv2.BORDER_REFLECT)
+    x0, y0 = int(rng.integers(0, FACE_W)), int(rng.integers(0, FACE_H))
+    crop = np.ascontiguousarray(arr[y0:y0 + FACE_H, x0:x0 + FACE_W])
+    s = rng.uniform(0.18, 1.0)
+    small = cv2.resize(crop, None, fx=s, fy=s, interpolation=cv2.INTER_AREA)
+    return cv2.resize(photometric(small, rng), (FACE_W, FACE_H), interpolation=cv2.INTER_LINEAR)
+
+
+def print_dataset(n: int, seed: int = 0):
+    """``n`` corner crops of printed matter (:func:`print_sample`), all
+    labelled ``none``."""
+    from .classify import CLASSES, corner_crops
+
+    rng = np.random.default_rng(seed)
+    xs = [(corner_crops(print_sample(rng))[int(rng.integers(2))] * 255).astype(np.uint8) for _ in range(n)]
+    return np.stack(xs), np.full(n, CLASSES.index("none"), np.int64)
+
+
 def none_sample(rng: np.random.Generator, pool: TexturePool | None = None) -> np.ndarray:
     """A 250x350 'rectified' patch that is not a card: table, clutter, paper."""
     import cv2

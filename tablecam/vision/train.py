@@ -102,11 +102,24 @@ def _offcorner(n: int, seed: int, cache: Path, generated: int = 0):
     return x, y
 
 
+def _prints(n: int, seed: int, cache: Path):
+    from .synth import print_dataset
+
+    f = cache / f"prints-n{n}-s{seed}{_geometry_tag()}.npz"
+    if f.exists():
+        z = np.load(f)
+        return z["x"], z["y"]
+    x, y = print_dataset(n, seed=seed)
+    cache.mkdir(parents=True, exist_ok=True)
+    np.savez(f, x=x, y=y)
+    return x, y
+
+
 def train_classifier(out_dir: Path, n: int = 30000, epochs: int = 8, seed: int = 0, threads: int = 2,
                      init: Path | None = None, data_dir: Path = Path("data"), batch: int = 128,
                      lr: float = 3e-3, progress: bool = True, width: int = 16,
                      data_seeds: list[int] | None = None, generated: int = 0, gray: float = 0.0,
-                     jitter: float = 0.0, offcorner: int = 0) -> dict:
+                     jitter: float = 0.0, offcorner: int = 0, prints: int = 0) -> dict:
     """Train (or fine-tune from ``init``) the corner classifier.
 
     ``generated`` adds that many seeded deck designs (``designs.py``) to the
@@ -116,7 +129,9 @@ def train_classifier(out_dir: Path, n: int = 30000, epochs: int = 8, seed: int =
     to that fraction (a quad built from the localiser's box misses the
     card's true corners by more than the classical localiser's does);
     ``offcorner`` adds that many views through wrong quads, labelled
-    ``none``, so a loose quad is rejected rather than misread."""
+    ``none``, so a loose quad is rejected rather than misread; ``prints``
+    that many views of printed matter (newspaper, book, flyer, grille),
+    labelled ``none``."""
     import torch
     import torch.nn.functional as F
 
@@ -131,6 +146,8 @@ def train_classifier(out_dir: Path, n: int = 30000, epochs: int = 8, seed: int =
     decks = parts[-1][2]
     if offcorner:
         parts.append((*_offcorner(offcorner, seed, data_dir, generated), decks))
+    if prints:
+        parts.append((*_prints(prints, seed, data_dir), decks))
     x = np.concatenate([p[0] for p in parts])
     y = np.concatenate([p[1] for p in parts])
     t_data = time.time() - t0
@@ -200,7 +217,8 @@ def train_classifier(out_dir: Path, n: int = 30000, epochs: int = 8, seed: int =
         "recipe": {
             "command": " ".join(sys.argv),
             "samples": int(len(xt)), "epochs": epochs, "seed": seed, "threads": threads,
-            "data_seeds": data_seeds or [seed], "generated_decks": generated, "gray": gray, "jitter": jitter, "offcorner": offcorner,
+            "data_seeds": data_seeds or [seed], "generated_decks": generated, "gray": gray, "jitter": jitter,
+            "offcorner": offcorner, "prints": prints,
             "batch": batch, "lr": lr, "width": width, "init": str(init) if init else None,
             "train_decks": decks, "data_seconds": round(t_data, 1), "wall_seconds": round(wall, 1),
             "torch": torch.__version__, "machine": platform.processor() or platform.machine(),
