@@ -137,7 +137,7 @@ def test_held_out_deck_crops_top1(detector):
     from tablecam.vision.evaluate import eval_heldout_crops
 
     r = eval_heldout_crops(n_per_card=4, detector=detector)
-    assert r["top1"] >= 0.95, r
+    assert r["top1"] >= 0.96, r  # stage 5: 0.980 on 10 views per card
 
 
 def _train_photo(name: str) -> Path:

@@ -189,9 +189,12 @@ def test_detect_reads_cards_on_carpet_the_classical_localiser_missed():
 @pytest.mark.slow
 def test_overlap_scenes_recall_with_the_localiser():
     """Rendered held-out decks with fanned hands, piles and fingers: the
-    classical localiser alone found 0.42 of the visible cards."""
+    classical localiser alone found 0.42 of the visible cards, the learned
+    one with inscribed quads 0.64, with edge-direction quads 0.70, with the
+    fanned cards' boxes kept apart (box NMS 0.75) 0.785 (0.78 on these 20
+    scenes, precision 0.99)."""
     from tablecam.vision.detector import CardDetector
     from tablecam.vision.evaluate import eval_scenes
 
     r = eval_scenes(20, overlap=True, detector=CardDetector())
-    assert r["recall"] >= 0.55 and r["precision"] >= 0.9, r
+    assert r["recall"] >= 0.72 and r["precision"] >= 0.95, r

@@ -32,7 +32,7 @@ def main() -> int:
     ap.add_argument("--min-conf", default="0.6")
     ap.add_argument("--edge-peaks", default="1", help="edge directions per box turned into card quads (0: none)")
     ap.add_argument("--imgsz", default="320", help="localiser input sizes (long side) to try; 320+480 runs both")
-    ap.add_argument("--nms", default="0.6", help="the localiser's box NMS IoU")
+    ap.add_argument("--nms", default="0.75", help="the localiser's box NMS IoU")
     ap.add_argument("--trim", default="0", help="box_variants trim (0: the box alone)")
     ap.add_argument("--whole", default="1", help="1: also the classical localiser on the whole image, 0: not")
     args = ap.parse_args()
