@@ -20,6 +20,8 @@ ROOT = Path(__file__).resolve().parents[1]
 EDJE = ROOT.parent / "shared" / "data" / "real-photos" / "edje"
 LOCALISER = ROOT / "models" / "card_localiser.onnx"
 needs_model = pytest.mark.skipif(not LOCALISER.exists(), reason="no card_localiser.onnx in models/")
+needs_photos = pytest.mark.skipif(not (EDJE / "test" / "IMG_2591.xml").exists(),
+                                  reason="real photos not beside the repo (../shared/data/real-photos)")
 
 
 def _mask_iou(a: np.ndarray, b: np.ndarray) -> float:
@@ -139,6 +141,7 @@ def test_localiser_dataset_mixes_renders_and_the_real_train_split(tmp_path):
 
 
 @needs_model
+@needs_photos
 def test_localiser_boxes_every_card_of_a_real_photo_the_classical_one_missed():
     """IMG_2591: four cards on carpet; the classical localiser found one."""
     from tablecam.vision.evaluate import _iou, read_voc
@@ -170,6 +173,7 @@ def test_detector_without_localiser_is_the_classical_one():
 
 
 @needs_model
+@needs_photos
 def test_detect_reads_cards_on_carpet_the_classical_localiser_missed():
     """IMG_2591 (test split): four cards on carpet, their borders lost in
     the pile; the classical localiser alone read one of them."""
