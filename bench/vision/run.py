@@ -43,19 +43,21 @@ def _time(fn, items, repeat: int = 1) -> float:
 class TorchClassifier:
     """The same corner network, run by torch (baseline for ONNX Runtime)."""
 
-    def __init__(self, pt: Path, classes: list[str], corner_box=None, input_size=None):
+    def __init__(self, pt: Path, onnx):
+        """``pt``: the torch weights of ``onnx`` (a CornerClassifier), whose
+        classes and corner window it reads with."""
         import torch
 
         from tablecam.vision.train import build_net
 
         torch.set_num_threads(1)
         meta = json.loads(pt.with_suffix(".json").read_text())
-        self.net = build_net(len(classes), meta["recipe"].get("width", 16))
+        self.net = build_net(len(onnx.classes), meta["recipe"].get("width", 16))
         self.net.load_state_dict(torch.load(pt, map_location="cpu"))
         self.net.eval()
-        self.classes = classes
+        self.classes = onnx.classes
         self.torch = torch
-        self.corner_box, self.input_size = corner_box, input_size  # the ONNX model's corner window
+        self.corner_box, self.input_size = onnx.corner_box, onnx.input_size
 
     def classify_cards(self, cards):
         from tablecam.vision.classify import combine_corners, corner_crops
@@ -202,7 +204,7 @@ def main() -> int:
         pt = Path(args.model_dir or ROOT / "models") / "card_classifier.pt"
         if not pt.exists():
             pt = ROOT / "data" / "stage1" / "card_classifier.pt"
-        tc = TorchClassifier(pt, det.classes, det.classifier.corner_box, det.classifier.input_size)
+        tc = TorchClassifier(pt, det.classifier)
         t_torch = _time(lambda c: tc.classify_cards([c]), crops)
         t_torch_full = _time_detect_with(det, "classifier", tc, frames)
         out["latency"].update({

@@ -33,7 +33,8 @@ from pathlib import Path
 
 import numpy as np
 
-FACE_W, FACE_H = 250, 350
+from .faces import FACE_H, FACE_W, SUIT_GLYPH, truetype
+
 PREFIX = "gen-"
 _DEJAVU = Path("/usr/share/fonts/truetype/dejavu")
 # DejaVu Serif Bold (and its condensed cut) draws the held-out drawn deck.
@@ -41,7 +42,6 @@ _NEVER = {"DejaVuSerif-Bold.ttf", "DejaVuSerifCondensed-Bold.ttf", "DejaVuSerif-
           "DejaVuSerifCondensed-BoldItalic.ttf"}
 _MPL_RANK = ["STIXGeneral.ttf", "STIXGeneralBol.ttf", "cmr10.ttf", "cmss10.ttf", "cmb10.ttf", "cmtt10.ttf"]
 _SUIT_FONTS = ["DejaVuSans.ttf", "DejaVuSans-Bold.ttf", "DejaVuSansMono.ttf", "DejaVuSerif.ttf", "STIXGeneral.ttf"]
-_GLYPH = {"S": "\u2660", "H": "\u2665", "D": "\u2666", "C": "\u2663"}
 
 
 def generated_decks(n: int) -> list[str]:
@@ -67,15 +67,9 @@ def font_files() -> dict[str, Path]:
     return found
 
 
-@functools.lru_cache(maxsize=256)
-def _font(name: str, size: int):
-    from PIL import ImageFont
-
-    path = font_files().get(name)
-    try:
-        return ImageFont.truetype(str(path), size) if path else ImageFont.load_default()
-    except OSError:
-        return ImageFont.load_default()
+def font(name: str, size: int):
+    """The font file ``name`` (one of :func:`font_files`) at ``size``."""
+    return truetype(font_files().get(name), size)
 
 
 @dataclass(frozen=True)
@@ -148,7 +142,7 @@ def design(k: int) -> Design:
 def _suit_sign(draw, suit: str, cx: float, top: float, h: float, ink, d: Design) -> None:
     """A suit sign ``h`` tall, centred on ``cx``, top at ``top``."""
     if d.suit_font:
-        draw.text((cx, top), _GLYPH[suit], font=_font(d.suit_font, max(6, int(h * 1.25))), fill=ink, anchor="mt")
+        draw.text((cx, top), SUIT_GLYPH[suit], font=font(d.suit_font, max(6, int(h * 1.25))), fill=ink, anchor="mt")
         return
     w = h * d.diamond_w
     if suit == "D":
@@ -223,13 +217,13 @@ def draw_generated(card: str, k: int) -> np.ndarray:
     cx, top = FACE_W * d.index_x, FACE_H * d.index_top
     layer = Image.new("RGB", (FACE_W, FACE_H), (255, 255, 255))
     ld = ImageDraw.Draw(layer)
-    fnt = _font(d.rank_font, ih)
+    fnt = font(d.rank_font, ih)
     if card == "JK":
         ink = d.inks[1] if d.joker != "star" else d.inks[0]
         if d.joker == "star":
-            ld.text((cx, top), "\u2605", font=_font("DejaVuSans.ttf", ih), fill=ink, anchor="mt")
+            ld.text((cx, top), "\u2605", font=font("DejaVuSans.ttf", ih), fill=ink, anchor="mt")
         else:
-            small = _font(d.rank_font, max(6, int(ih * 0.7)))
+            small = font(d.rank_font, max(6, int(ih * 0.7)))
             for i, ch in enumerate(d.joker):
                 ld.text((cx, top + i * ih * 0.72), ch, font=small, fill=ink, anchor="mt",
                         stroke_width=d.stroke, stroke_fill=ink)
@@ -251,7 +245,7 @@ def draw_generated(card: str, k: int) -> np.ndarray:
     img = Image.new("RGB", (FACE_W, FACE_H), d.paper)
     dr = ImageDraw.Draw(img)
     if card == "JK":
-        dr.text((FACE_W / 2, FACE_H / 2), "\u2605", font=_font("DejaVuSans.ttf", 110), fill=d.inks[1], anchor="mm")
+        dr.text((FACE_W / 2, FACE_H / 2), "\u2605", font=font("DejaVuSans.ttf", 110), fill=d.inks[1], anchor="mm")
     elif card[1] in _PIPS:
         ph = FACE_H * (0.25 if card[1] == "A" else 0.12)
         for x, y in _PIPS[card[1]]:
@@ -260,7 +254,7 @@ def draw_generated(card: str, k: int) -> np.ndarray:
         x0, y0, x1, y1 = FACE_W * 0.24, FACE_H * 0.17, FACE_W * 0.76, FACE_H * 0.83
         if d.frame is not None:
             dr.rectangle((x0, y0, x1, y1), outline=d.frame, width=2)
-        dr.text((FACE_W / 2, FACE_H * 0.4), card[1], font=_font(d.rank_font, 80), fill=ink, anchor="mm")
+        dr.text((FACE_W / 2, FACE_H * 0.4), card[1], font=font(d.rank_font, 80), fill=ink, anchor="mm")
         _suit_sign(dr, card[0], FACE_W / 2, FACE_H * 0.58, FACE_H * 0.12, ink, d)
     base = np.array(img)
     base[mask] = corner[mask]

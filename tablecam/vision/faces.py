@@ -34,8 +34,6 @@ from pathlib import Path
 
 import numpy as np
 
-from .designs import draw_generated, generated_decks, generated_index, is_generated
-
 SUITS = "SHDC"
 RANKS = "AKQJT98765432"
 CARD_CODES: list[str] = [s + r for s in SUITS for r in RANKS]
@@ -143,6 +141,8 @@ def list_decks() -> list[str]:
 def training_decks(generated: int = 0) -> list[str]:
     """The designs a model may train on: every listed deck but the held-out
     ones, plus the first ``generated`` seeded designs (``designs.py``)."""
+    from .designs import generated_decks
+
     return [d for d in list_decks() if d not in HELD_OUT_DECKS] + generated_decks(generated)
 
 
@@ -249,6 +249,8 @@ def render_face(card: str, deck: str, height: int = FACE_H) -> np.ndarray:
     """
     import cv2
 
+    from .designs import draw_generated, generated_index, is_generated
+
     if card not in ALL_CODES:
         raise ValueError(f"unknown card code {card!r}")
     if deck.startswith("drawn-"):
@@ -276,6 +278,8 @@ def render_face(card: str, deck: str, height: int = FACE_H) -> np.ndarray:
 
 def deck_faces(deck: str, codes: list[str] | None = None) -> dict[str, np.ndarray]:
     """All faces of one deck (cached), code -> 250x350 BGR image."""
+    from .designs import is_generated
+
     codes = codes or ALL_CODES
     if not deck.startswith("drawn-") and not is_generated(deck):
         ddir = _deck_dir(deck)
@@ -299,7 +303,7 @@ DRAWN_STYLES: dict[str, tuple[str, float, bool, bool]] = {
     "condensed": ("DejaVuSansCondensed-Bold.ttf", 0.11, True, False),
     "hershey": ("", 0.09, False, True),
 }
-_SUIT_GLYPH = {"S": "\u2660", "H": "\u2665", "D": "\u2666", "C": "\u2663"}
+SUIT_GLYPH = {"S": "\u2660", "H": "\u2665", "D": "\u2666", "C": "\u2663"}
 _RANK_TEXT = {"T": "10"}
 # Pip positions (x, y) in card fractions for the number cards.
 _PIPS: dict[str, list[tuple[float, float]]] = {
@@ -316,15 +320,20 @@ _PIPS["9"] = [(x, y) for x in (0.33, 0.67) for y in (0.22, 0.41, 0.59, 0.78)] + 
 _PIPS["T"] = [(x, y) for x in (0.33, 0.67) for y in (0.22, 0.41, 0.59, 0.78)] + [(0.5, 0.31), (0.5, 0.69)]
 
 
-@functools.lru_cache(maxsize=64)
-def _font(name: str, size: int):
+@functools.lru_cache(maxsize=256)
+def truetype(path: Path | None, size: int):
+    """A PIL font from ``path`` at ``size`` (cached), or PIL's default font
+    when the file is missing or unreadable."""
     from PIL import ImageFont
 
-    path = _FONT_DIR / (name or "DejaVuSans.ttf")
     try:
-        return ImageFont.truetype(str(path), size)
+        return ImageFont.truetype(str(path), size) if path else ImageFont.load_default()
     except OSError:
         return ImageFont.load_default()
+
+
+def _font(name: str, size: int):
+    return truetype(_FONT_DIR / (name or "DejaVuSans.ttf"), size)
 
 
 def _suit_colour(suit: str, four: bool) -> tuple[int, int, int]:
@@ -381,7 +390,7 @@ def draw_face(card: str, style: str = "sans") -> np.ndarray:
             hd = ImageDraw.Draw(half)
         else:
             hd.text((cx, 10), rank_txt, font=fnt, fill=ink, anchor="mt")
-        hd.text((cx, 12 + ih * 1.05), _SUIT_GLYPH[suit], font=sfnt, fill=ink, anchor="mt")
+        hd.text((cx, 12 + ih * 1.05), SUIT_GLYPH[suit], font=sfnt, fill=ink, anchor="mt")
     top = np.array(half)
     # the index is printed twice, rotated 180 degrees in the opposite corner
     mask = (top.astype(int).sum(axis=2) < 700)
@@ -398,9 +407,9 @@ def draw_face(card: str, style: str = "sans") -> np.ndarray:
         ps = int(FACE_H * (0.28 if card[1] == "A" else 0.14))
         pf = _font("DejaVuSans.ttf", ps)
         for x, y in _PIPS[card[1]]:
-            d.text((FACE_W * (0.5 + (x - 0.5) * 1.05), FACE_H * y), _SUIT_GLYPH[suit], font=pf, fill=ink, anchor="mm")
+            d.text((FACE_W * (0.5 + (x - 0.5) * 1.05), FACE_H * y), SUIT_GLYPH[suit], font=pf, fill=ink, anchor="mm")
     else:  # court card: a framed picture area with a large letter
         d.rectangle((FACE_W * 0.22, FACE_H * 0.16, FACE_W * 0.78, FACE_H * 0.84), outline=ink, width=2)
         d.text((FACE_W // 2, FACE_H * 0.42), rank_txt, font=_font(font_file or "DejaVuSans.ttf", 90), fill=ink, anchor="mm")
-        d.text((FACE_W // 2, FACE_H * 0.66), _SUIT_GLYPH[suit], font=_font("DejaVuSans.ttf", 60), fill=ink, anchor="mm")
+        d.text((FACE_W // 2, FACE_H * 0.66), SUIT_GLYPH[suit], font=_font("DejaVuSans.ttf", 60), fill=ink, anchor="mm")
     return np.array(img)[:, :, ::-1].copy()

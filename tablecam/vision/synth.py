@@ -218,11 +218,17 @@ def corner_sample(face: np.ndarray, rng: np.random.Generator, occlude: float = 0
             cv2.polylines(canvas, [pts], True, (60, 60, 60), 1, cv2.LINE_AA)
     true = np.array([[pad, pad], [pad + FACE_W, pad], [pad + FACE_W, pad + FACE_H], [pad, pad + FACE_H]], np.float32)
     jit = rng.normal(0, 1, (4, 2)).astype(np.float32) * np.array([FACE_W, FACE_H], np.float32) * rng.uniform(0.005, 0.03)
-    quad = true + jit
-    # shrink to the apparent resolution of a card in a photo, then rectify
+    return _rectified_view(canvas, true + jit, rng)
+
+
+def _rectified_view(canvas: np.ndarray, quad: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """``canvas`` shrunk to the apparent resolution of a card in a photo
+    (18-100%), lit and blurred (:func:`photometric`), then warped from
+    ``quad`` to an upright 250x350 view, as the localiser hands it over."""
+    import cv2
+
     s = rng.uniform(0.18, 1.0)
-    small = cv2.resize(canvas, None, fx=s, fy=s, interpolation=cv2.INTER_AREA)
-    small = photometric(small, rng)
+    small = photometric(cv2.resize(canvas, None, fx=s, fy=s, interpolation=cv2.INTER_AREA), rng)
     dst = np.array([[0, 0], [FACE_W - 1, 0], [FACE_W - 1, FACE_H - 1], [0, FACE_H - 1]], np.float32)
     m = cv2.getPerspectiveTransform(quad * s, dst)
     return cv2.warpPerspective(small, m, (FACE_W, FACE_H), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
@@ -235,8 +241,6 @@ def offcorner_sample(face: np.ndarray, rng: np.random.Generator, pool: TexturePo
     a court figure, the card's edge and the table, not the index.  These are
     the quads a loose localiser box also produces; the classifier learns to
     call them ``none`` rather than read a card that is not there."""
-    import cv2
-
     pad = 200
     bg = pool.get(rng, FACE_H + 2 * pad, FACE_W + 2 * pad) if pool else table_texture(rng, FACE_H + 2 * pad, FACE_W + 2 * pad)
     canvas = bg.copy()
@@ -255,11 +259,7 @@ def offcorner_sample(face: np.ndarray, rng: np.random.Generator, pool: TexturePo
         rot = np.array([[math.cos(a), -math.sin(a)], [math.sin(a), math.cos(a)]], np.float32)
         quad = (quad * rng.uniform(0.6, 1.0)) @ rot.T + rng.normal(0, 15, 2).astype(np.float32)
     quad += np.array([pad + FACE_W / 2, pad + FACE_H / 2], np.float32)
-    s = rng.uniform(0.18, 1.0)
-    small = photometric(cv2.resize(canvas, None, fx=s, fy=s, interpolation=cv2.INTER_AREA), rng)
-    dst = np.array([[0, 0], [FACE_W - 1, 0], [FACE_W - 1, FACE_H - 1], [0, FACE_H - 1]], np.float32)
-    m = cv2.getPerspectiveTransform(quad * s, dst)
-    return cv2.warpPerspective(small, m, (FACE_W, FACE_H), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    return _rectified_view(canvas, quad, rng)
 
 
 def offcorner_dataset(n: int, decks: list[str], seed: int = 0):
@@ -295,7 +295,7 @@ def print_sample(rng: np.random.Generator) -> np.ndarray:
     import cv2
     from PIL import Image, ImageDraw
 
-    from .designs import _font, font_files
+    from .designs import font, font_files
 
     fonts = sorted(font_files())
     kind = rng.random()
@@ -322,8 +322,8 @@ def print_sample(rng: np.random.Generator) -> np.ndarray:
                 words = ["".join(rng.choice(list(_PRINT_CHARS), int(rng.integers(1, 9)))) for _ in range(12)]
                 txt = " ".join(words)
                 ink = (int(rng.integers(0, 60)),) * 3
-            font = _font(fonts[int(rng.integers(len(fonts)))], size)
-            d.text((float(rng.uniform(-30, 30)), y), txt, font=font, fill=ink)
+            face = font(fonts[int(rng.integers(len(fonts)))], size)  # drawn before the line's offset
+            d.text((float(rng.uniform(-30, 30)), y), txt, font=face, fill=ink)
             y += size * float(rng.uniform(1.1, 1.6))
             if rng.random() < 0.05:  # a rule between columns or stories
                 d.line((0, y, FACE_W * 2, y), fill=(0, 0, 0), width=int(rng.integers(1, 4)))

@@ -46,9 +46,27 @@ def _geometry_tag() -> str:
     earlier caches keep their names)."""
     from .classify import CORNER_BOX, INPUT_H, INPUT_W, LEGACY_CORNER_BOX, LEGACY_INPUT
 
-    if tuple(CORNER_BOX) == LEGACY_CORNER_BOX and (INPUT_W, INPUT_H) == LEGACY_INPUT:
+    if CORNER_BOX == LEGACY_CORNER_BOX and (INPUT_W, INPUT_H) == LEGACY_INPUT:
         return ""
     return f"-c{CORNER_BOX[2]}x{CORNER_BOX[3]}-i{INPUT_W}x{INPUT_H}"
+
+
+def _cached(f: Path, make):
+    """The (x, y) arrays saved at ``f``, or ``make()``'s, saved there: a
+    rerun of a stage skips rendering."""
+    if f.exists():
+        z = np.load(f)
+        return z["x"], z["y"]
+    x, y = make()
+    f.parent.mkdir(parents=True, exist_ok=True)
+    np.savez(f, x=x, y=y)
+    return x, y
+
+
+def _set_name(kind: str, n: int, seed: int, decks: list[str] | None = None, generated: int = 0) -> str:
+    """Cache file name of one rendered set (the names of earlier caches kept)."""
+    name = f"{kind}-n{n}-s{seed}" + (f"-d{len(decks)}" if decks is not None else "")
+    return name + (f"-g{generated}" if generated else "") + _geometry_tag() + ".npz"
 
 
 def _dataset(n: int, seed: int, cache: Path, progress: bool, generated: int = 0):
@@ -57,13 +75,8 @@ def _dataset(n: int, seed: int, cache: Path, progress: bool, generated: int = 0)
     from .synth import corner_dataset
 
     decks = training_decks(generated)
-    f = cache / (f"corners-n{n}-s{seed}-d{len(decks)}" + (f"-g{generated}" if generated else "") + _geometry_tag() + ".npz")
-    if f.exists():
-        z = np.load(f)
-        return z["x"], z["y"], decks
-    x, y = corner_dataset(n, decks, seed=seed, classes=CLASSES, progress=progress)
-    cache.mkdir(parents=True, exist_ok=True)
-    np.savez(f, x=x, y=y)
+    x, y = _cached(cache / _set_name("corners", n, seed, decks, generated),
+                   lambda: corner_dataset(n, decks, seed=seed, classes=CLASSES, progress=progress))
     return x, y, decks
 
 
@@ -92,27 +105,14 @@ def _offcorner(n: int, seed: int, cache: Path, generated: int = 0):
     from .synth import offcorner_dataset
 
     decks = training_decks(generated)
-    f = cache / (f"offcorner-n{n}-s{seed}-d{len(decks)}" + (f"-g{generated}" if generated else "") + _geometry_tag() + ".npz")
-    if f.exists():
-        z = np.load(f)
-        return z["x"], z["y"]
-    x, y = offcorner_dataset(n, decks, seed=seed)
-    cache.mkdir(parents=True, exist_ok=True)
-    np.savez(f, x=x, y=y)
-    return x, y
+    return _cached(cache / _set_name("offcorner", n, seed, decks, generated),
+                   lambda: offcorner_dataset(n, decks, seed=seed))
 
 
 def _prints(n: int, seed: int, cache: Path):
     from .synth import print_dataset
 
-    f = cache / f"prints-n{n}-s{seed}{_geometry_tag()}.npz"
-    if f.exists():
-        z = np.load(f)
-        return z["x"], z["y"]
-    x, y = print_dataset(n, seed=seed)
-    cache.mkdir(parents=True, exist_ok=True)
-    np.savez(f, x=x, y=y)
-    return x, y
+    return _cached(cache / _set_name("prints", n, seed), lambda: print_dataset(n, seed=seed))
 
 
 def train_classifier(out_dir: Path, n: int = 30000, epochs: int = 8, seed: int = 0, threads: int = 2,
