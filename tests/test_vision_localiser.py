@@ -202,3 +202,74 @@ def test_overlap_scenes_recall_with_the_localiser():
 
     r = eval_scenes(20, overlap=True, detector=CardDetector())
     assert r["recall"] >= 0.72 and r["precision"] >= 0.95, r
+
+
+@pytest.mark.parametrize("deg,under", [(15, -20), (35, 5), (60, 30), (80, 50)])
+def test_fitted_quads_find_a_card_half_under_its_neighbour(deg, under):
+    """A card of a fan, half under the next card turned another way: the
+    strongest edge direction in its box may be the neighbour's, but one of
+    the rectangles lying best on the edges is the card itself."""
+    from tablecam.vision.faces import render_face
+    from tablecam.vision.proposals import fitted_quads
+
+    img = np.full((520, 520, 3), (40, 110, 40), np.uint8)
+    quads = []
+    for card, d, cx in (("S7", deg, 230), ("HK", under, 300)):  # the second lies on the first
+        face = render_face(card, "drawn-sans", height=210)
+        h, w = face.shape[:2]
+        m = cv2.getRotationMatrix2D((w / 2, h / 2), d, 1.0)
+        m[:, 2] += (cx - w / 2, 260 - h / 2)
+        mask = np.zeros((520, 520), np.uint8)
+        cv2.warpAffine(np.full(face.shape[:2], 255, np.uint8), m, (520, 520), dst=mask)
+        warped = cv2.warpAffine(face, m, (520, 520))
+        img[mask > 0] = warped[mask > 0]
+        quads.append(cv2.transform(np.array([[[0, 0], [w, 0], [w, h], [0, h]]], np.float32), m)[0])
+    truth = quads[0]
+    x1, y1 = truth.min(axis=0)
+    x2, y2 = truth.max(axis=0)
+    box = (x1 - 4, y1 - 4, x2 + 20, y2 + 4)  # loose, as a localiser's box is
+    fitted = fitted_quads(img, box, top=3, width=float(np.hypot(*(truth[1] - truth[0]))))
+    best = max(_mask_iou(q / 3, truth / 3) for q in fitted)
+    assert best > 0.85, (deg, under, best)
+
+
+def _reads_detector(second_reads: int):
+    """A detector shell for the box-to-card assignment alone (no model)."""
+    from tablecam.vision.detector import CLASSES, CardDetector
+
+    det = object.__new__(CardDetector)
+    det.classes, det.second_reads = CLASSES, second_reads
+    return det
+
+
+def _square(x: float) -> np.ndarray:
+    return np.array([[x, 0], [x + 50, 0], [x + 50, 70], [x, 70]], np.float32)
+
+
+def test_a_box_whose_surest_read_is_its_neighbours_card_falls_back_to_its_own():
+    """Two fanned cards: the second card's box also takes in the first
+    card's index and reads it surer than its own.  The first box keeps its
+    card; the second falls back to its next read instead of losing its card
+    to the duplicate rule."""
+    from tablecam.vision.detector import CLASSES
+
+    p = np.zeros(len(CLASSES), np.float32)
+    sa, sk = CLASSES.index("SA"), CLASSES.index("SK")
+    reads = {0: {sa: (0.97, _square(0), p)},
+             1: {sa: (0.93, _square(5), p), sk: (0.81, _square(40), p)}}
+    cards = sorted(d.card for d in _reads_detector(3)._assign(reads, 200, 100))
+    assert cards == ["SA", "SK"]
+    # with one read per box the second box repeats SA (the duplicate rule then drops it)
+    assert sorted(d.card for d in _reads_detector(1)._assign(reads, 200, 100)) == ["SA", "SA"]
+
+
+def test_a_fallback_read_through_the_claimed_cards_own_quad_is_not_taken():
+    """A box's next read through (nearly) the same quad as the card already
+    claimed is that card seen again, not a second card."""
+    from tablecam.vision.detector import CLASSES
+
+    p = np.zeros(len(CLASSES), np.float32)
+    sa, sk = CLASSES.index("SA"), CLASSES.index("SK")
+    reads = {0: {sa: (0.97, _square(0), p)},
+             1: {sa: (0.93, _square(2), p), sk: (0.7, _square(1), p)}}
+    assert [d.card for d in _reads_detector(3)._assign(reads, 200, 100)] == ["SA"]

@@ -55,8 +55,6 @@ def box_quads(box: tuple[float, float, float, float], aspect: float = CARD_ASPEC
     c, s = math.cos(t), math.sin(t)
     a = min(w / (c + aspect * s), h / (s + aspect * c))
     cx, cy = (x1 + x2) / 2, (y1 + y2) / 2
-    base = np.array([[-a / 2, -aspect * a / 2], [a / 2, -aspect * a / 2],
-                     [a / 2, aspect * a / 2], [-a / 2, aspect * a / 2]], np.float64)
     near = math.radians(upright_deg)
     if t < near:
         angles = [0.0]  # upright card: one exact rectangle
@@ -66,9 +64,30 @@ def box_quads(box: tuple[float, float, float, float], aspect: float = CARD_ASPEC
         angles = [t, -t]
     out = []
     for tt in angles:
-        rot = np.array([[math.cos(tt), math.sin(tt)], [-math.sin(tt), math.cos(tt)]])
-        out.append((base @ rot + np.array([cx, cy])).astype(np.float32))
+        out.append((_card_at(a, tt, aspect) + np.array([cx, cy])).astype(np.float32))
     return out
+
+
+def _card_at(a: float, t: float, aspect: float = CARD_ASPECT) -> np.ndarray:
+    """Corners of a card ``a`` wide turned by ``t`` (radians), centred on 0."""
+    base = np.array([[-a / 2, -aspect * a / 2], [a / 2, -aspect * a / 2],
+                     [a / 2, aspect * a / 2], [-a / 2, aspect * a / 2]], np.float64)
+    return base @ np.array([[math.cos(t), math.sin(t)], [-math.sin(t), math.cos(t)]])
+
+
+def _gradients(image: np.ndarray, x1: int, y1: int, x2: int, y2: int, max_side: int,
+               sigma: float) -> tuple[np.ndarray, np.ndarray, float]:
+    """Sobel gradients of the grey, blurred crop ``[y1:y2, x1:x2]``, shrunk
+    so its longer side is at most ``max_side``; and the shrink factor."""
+    import cv2
+
+    crop = image[y1:y2, x1:x2]
+    f = min(1.0, max_side / max(crop.shape[:2]))
+    if f < 1:
+        crop = cv2.resize(crop, None, fx=f, fy=f, interpolation=cv2.INTER_AREA)
+    g = cv2.cvtColor(crop, cv2.COLOR_BGR2GRAY) if crop.ndim == 3 else crop
+    g = cv2.GaussianBlur(g.astype(np.float32), (0, 0), sigma)
+    return cv2.Sobel(g, cv2.CV_32F, 1, 0, ksize=3), cv2.Sobel(g, cv2.CV_32F, 0, 1, ksize=3), f
 
 
 def box_corners(box: tuple[float, float, float, float]) -> np.ndarray:
@@ -278,21 +297,13 @@ def edge_angles(image: np.ndarray, box: tuple[float, float, float, float], peaks
     >>> round(math.degrees(edge_angles(img, (30, 30, 170, 170))[0]))
     30
     """
-    import cv2
 
     h, w = image.shape[:2]
     x1, y1 = int(max(0, box[0])), int(max(0, box[1]))
     x2, y2 = int(min(w, box[2])), int(min(h, box[3]))
     if x2 - x1 < 8 or y2 - y1 < 8:
         return []
-    crop = image[y1:y2, x1:x2]
-    f = max_side / max(crop.shape[:2])
-    if f < 1:
-        crop = cv2.resize(crop, None, fx=f, fy=f, interpolation=cv2.INTER_AREA)
-    g = cv2.cvtColor(crop, cv2.COLOR_BGR2GRAY) if crop.ndim == 3 else crop
-    g = cv2.GaussianBlur(g.astype(np.float32), (0, 0), 1.5)
-    gx = cv2.Sobel(g, cv2.CV_32F, 1, 0, ksize=3)
-    gy = cv2.Sobel(g, cv2.CV_32F, 0, 1, ksize=3)
+    gx, gy, _ = _gradients(image, x1, y1, x2, y2, max_side, 1.5)
     mag = np.hypot(gx, gy)
     strong = mag > np.percentile(mag, 80)
     if not strong.any():
@@ -333,16 +344,110 @@ def turned_quads(box: tuple[float, float, float, float], angle: float, aspect: f
         c, s = abs(math.cos(t)), abs(math.sin(t))
         a = min(bw / (c + aspect * s), bh / (s + aspect * c))
         ew, eh = a * (c + aspect * s), a * (s + aspect * c)  # the card's own bounds
-        base = np.array([[-a / 2, -aspect * a / 2], [a / 2, -aspect * a / 2],
-                         [a / 2, aspect * a / 2], [-a / 2, aspect * a / 2]], np.float64)
-        rot = np.array([[math.cos(t), math.sin(t)], [-math.sin(t), math.cos(t)]])
-        card = base @ rot
+        card = _card_at(a, t, aspect)
         xs = [x1 + ew / 2, (x1 + x2) / 2, x2 - ew / 2] if slide and bw - ew > 0.08 * bw else [(x1 + x2) / 2]
         ys = [y1 + eh / 2, (y1 + y2) / 2, y2 - eh / 2] if slide and bh - eh > 0.08 * bh else [(y1 + y2) / 2]
         for cx in xs:
             for cy in ys:
                 out.append((card + np.array([cx, cy])).astype(np.float32))
     return out
+
+
+def fitted_quads(image: np.ndarray, box: tuple[float, float, float, float], top: int = 3,
+                 step_deg: float = 3.0, aspect: float = CARD_ASPECT, width: float | None = None,
+                 max_side: int = 200) -> list[np.ndarray]:
+    """The card rectangles in a box whose sides lie best on the image's edges.
+
+    Where cards overlap, the strongest edge direction in a box may be a
+    neighbour's, and one wrong direction puts every quad built from it
+    off the index.  So every turn (``step_deg`` apart, through 90 degrees,
+    upright-ish and sideways-ish) and every place in the box is scored by
+    the gradient across the rectangle's four sides - a side under another
+    card scores nothing, the visible ones score for the true turn - and
+    the ``top`` best rectangles, apart from one another, are returned for
+    the classifier to read.  The card's short side is the largest that
+    fits the box at that turn, or ``width`` (the size of the other cards in
+    the picture) when that fits.
+
+    >>> import cv2
+    >>> img = np.full((240, 240, 3), 40, np.uint8)
+    >>> pts = cv2.boxPoints(((120, 120), (100, 140), 20)).astype(np.int32)
+    >>> _ = cv2.fillPoly(img, [pts], (230, 230, 230))
+    >>> b = (*pts.min(axis=0), *pts.max(axis=0))
+    >>> q = fitted_quads(img, b, top=1)[0]
+    >>> d = q[1] - q[0]
+    >>> abs(math.degrees(math.atan2(d[1], d[0])) % 90 - 20) <= 3  # 20 degrees, to the 3-degree step
+    True
+    """
+    h, w = image.shape[:2]
+    x1, y1, x2, y2 = (float(v) for v in box)
+    bw, bh = x2 - x1, y2 - y1
+    if bw < 8 or bh < 8:
+        return []
+    m = (0.3 if width is not None else 0.08) * max(bw, bh)
+    cx1, cy1 = int(max(0, x1 - m)), int(max(0, y1 - m))
+    cx2, cy2 = int(min(w, x2 + m)), int(min(h, y2 + m))
+    gx, gy, f = _gradients(image, cx1, cy1, cx2, cy2, max_side, 1.0)
+    norm = float(np.percentile(np.hypot(gx, gy), 95)) + 1e-6
+    gx, gy = gx / norm, gy / norm
+    ch, cw = gx.shape
+    # the box in crop pixels
+    bx1, by1, bx2, by2 = (x1 - cx1) * f, (y1 - cy1) * f, (x2 - cx1) * f, (y2 - cy1) * f
+    sbw, sbh = bx2 - bx1, by2 - by1
+    n_side = 24
+    tt = (np.arange(n_side) + 0.5) / n_side
+    scored: list[tuple[float, float, float, float, float]] = []  # (score, angle, a, cx, cy)
+    for deg in np.arange(0.0, 90.0, step_deg):
+        for t in (math.radians(deg), math.radians(deg) - math.pi / 2):
+            c, s = abs(math.cos(t)), abs(math.sin(t))
+            a_fit = min(sbw / (c + aspect * s), sbh / (s + aspect * c))
+            sizes = [a_fit]
+            if width is not None and abs(width * f - a_fit) > 0.04 * a_fit:
+                sizes.append(width * f)
+            for a in sizes:
+                ew, eh = a * (c + aspect * s), a * (s + aspect * c)
+                corners = _card_at(a, t, aspect)
+                # points along each side, and each side's unit normal
+                pts, nrm = [], []
+                for k in range(4):
+                    p0, p1 = corners[k], corners[(k + 1) % 4]
+                    d = p1 - p0
+                    pts.append(p0 + tt[:, None] * d)
+                    nrm.append(np.array([-d[1], d[0]]) / (np.hypot(*d) + 1e-9))
+                pts = np.stack(pts)  # (4, n, 2)
+                # centres keeping the card inside the box, or (a card larger than its box: the
+                # box holds only its visible part) the box inside the card
+                xs = _span(bx1 + ew / 2, bx2 - ew / 2)
+                ys = _span(by1 + eh / 2, by2 - eh / 2)
+                centres = np.array([(x, y) for x in xs for y in ys])  # (P, 2)
+                allp = pts[None] + centres[:, None, None, :]  # (P, 4, n, 2)
+                ix = np.clip(np.rint(allp[..., 0]).astype(int), 0, cw - 1)
+                iy = np.clip(np.rint(allp[..., 1]).astype(int), 0, ch - 1)
+                nx = np.array([v[0] for v in nrm])[None, :, None]
+                ny = np.array([v[1] for v in nrm])[None, :, None]
+                support = np.minimum(np.abs(gx[iy, ix] * nx + gy[iy, ix] * ny), 1.0).mean(axis=2)  # (P, 4)
+                score = support.sum(axis=1)
+                j = int(np.argmax(score))
+                scored.append((float(score[j]), t, a, float(centres[j][0]), float(centres[j][1])))
+    scored.sort(key=lambda r: -r[0])
+    out: list[np.ndarray] = []
+    chosen: list[tuple[float, float, float]] = []
+    for sc, t, a, x, y in scored:
+        if any(abs(((t - t2 + math.pi / 4) % (math.pi / 2)) - math.pi / 4) < math.radians(2 * step_deg)
+               and math.hypot(x - x2_, y - y2_) < 0.15 * a for t2, x2_, y2_ in chosen):
+            continue
+        chosen.append((t, x, y))
+        q = (_card_at(a, t, aspect) + np.array([x, y])) / f + np.array([cx1, cy1])
+        out.append(q.astype(np.float32))
+        if len(out) >= top:
+            break
+    return out
+
+
+def _span(lo: float, hi: float, step: float = 3.0, most: int = 12) -> np.ndarray:
+    """Positions from ``lo`` to ``hi`` (either order) about ``step`` apart, at most ``most``."""
+    lo, hi = min(lo, hi), max(lo, hi)
+    return np.linspace(lo, hi, int(min(most, max(1, (hi - lo) / step + 1))))
 
 
 def box_iou(a, b) -> float:
