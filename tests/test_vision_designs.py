@@ -33,7 +33,47 @@ def test_generated_designs_cover_four_colour_packs_plain_backs_and_drawn_suits()
     assert any(d.inks[2] != d.inks[1] for d in ds)  # a diamond not printed in the heart's ink
     assert any(d.back_plain for d in ds) and not all(d.back_plain for d in ds)
     assert any(d.suit_font is None for d in ds) and any(d.suit_font for d in ds)
-    assert {d.joker for d in ds} >= {"JOKER", "Joker", "star"}
+    assert {d.joker for d in ds} >= {"JOKER", "Joker", "star", "across", "tall"}
+
+
+def test_joker_layouts_write_the_word_across_or_down_the_corner():
+    """A joker's word across the top of the corner (many European packs) or
+    down it in letters as tall as a rank: both leave ink in the window the
+    classifier reads, and only the joker differs from the version-1 draw."""
+    import dataclasses
+
+    for style in ("across", "tall"):
+        k = next(k for k in range(60) if designs.design(k).joker == style)
+        f = faces.render_face("JK", f"gen-{k}")
+        assert f[4:144, 4:80].astype(int).sum(axis=2).min() < 450, style
+        d, v1 = designs.design(k), designs.design(k, version=1)
+        assert v1.joker in ("JOKER", "Joker", "star")
+        assert dataclasses.replace(d, joker=v1.joker, joker_ink=None, joker_word="JOKER") == v1
+
+
+def test_design_version_one_redraws_the_jokers_stages_4_and_5_trained_on():
+    k = next(k for k in range(60) if designs.design(k).joker == "across")
+    new = [faces.render_face(c, f"gen-{k}") for c in ("JK", "S7", "back")]
+    designs.use_version(1)
+    try:
+        old = [faces.render_face(c, f"gen-{k}") for c in ("JK", "S7", "back")]
+        assert designs.design(k).joker != "across"
+    finally:
+        designs.use_version(designs.VERSION)
+    assert not np.array_equal(new[0], old[0])
+    assert np.array_equal(new[1], old[1]) and np.array_equal(new[2], old[2])
+
+
+def test_training_crop_caches_name_the_design_version():
+    from tablecam.vision.train import _set_name
+
+    assert f"-g60v{designs.VERSION}" in _set_name("corners", 100, 3, ["a"], generated=60)
+    designs.use_version(1)
+    try:
+        assert _set_name("corners", 100, 3, ["a"], generated=60).endswith("-g60" + _set_name("x", 1, 1)[len("x-n1-s1"):])
+    finally:
+        designs.use_version(designs.VERSION)
+    assert "-g" not in _set_name("prints", 100, 3)
 
 
 def test_held_out_drawn_deck_font_is_never_used_by_a_generated_design():

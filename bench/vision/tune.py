@@ -4,6 +4,9 @@ Tuning sets: the 40 real photos of the train split that the localiser was
 not trained on (``locdata.split_real_train``), and rendered overlap scenes
 of *training* decks (seed 99; the held-out decks stay for the benchmark).
 Each configuration prints recall, rank accuracy and precision on both.
+``--design-val K`` instead reads rectified cards of K generated designs no
+classifier stage trained on (gen-60 ...): the check of a classifier stage's
+reach to unseen packs that leaves the held-out decks for the benchmark.
 
     .venv/bin/python bench/vision/tune.py [--model-dir models] [--scenes 30]
 """
@@ -31,10 +34,14 @@ def main() -> int:
     ap.add_argument("--gate", default="0,0.5")
     ap.add_argument("--min-conf", default="0.6")
     ap.add_argument("--edge-peaks", default="1", help="edge directions per box turned into card quads (0: none)")
-    ap.add_argument("--imgsz", default="320", help="localiser input sizes (long side) to try; 320+480 runs both")
+    ap.add_argument("--imgsz", default="320+480", help="localiser input sizes (long side) to try; 320+480 runs both")
     ap.add_argument("--nms", default="0.75", help="the localiser's box NMS IoU")
     ap.add_argument("--trim", default="0", help="box_variants trim (0: the box alone)")
     ap.add_argument("--whole", default="1", help="1: also the classical localiser on the whole image, 0: not")
+    ap.add_argument("--second-reads", default="3", help="reads per box kept for when its surest is a neighbour's card")
+    ap.add_argument("--fitted", default="3", help="edge-fitted quads read in a box nothing else was read in (0: none)")
+    ap.add_argument("--design-val", type=int, default=0,
+                    help="top-1 of the classifier on rectified cards of this many unseen generated designs, then stop")
     args = ap.parse_args()
 
     from tablecam.vision import evaluate
@@ -43,6 +50,17 @@ def main() -> int:
     from tablecam.vision.locdata import split_real_train
     from tablecam.vision.synth import render_scene
 
+    if args.design_val:
+        from tablecam.vision.designs import generated_decks
+
+        unseen = generated_decks(60 + args.design_val)[60:]
+        r = evaluate.eval_heldout_crops(n_per_card=4, seed=321, decks=unseen,
+                                        detector=CardDetector(args.model_dir, localiser=False))
+        wrong = [c for c in r["confusions_all"]]
+        no_jk = sum(1 for d, code, pred in wrong if code != "JK")
+        print(json.dumps({"design_val_top1": round(r["top1"], 4), "n": r["n"], "errors": len(wrong),
+                          "errors_not_joker": no_jk}))
+        return 0
     _, val = split_real_train()
     rng = np.random.default_rng(99)
     decks = training_decks()
@@ -66,13 +84,13 @@ def main() -> int:
         print(json.dumps(rows[-1]), flush=True)
     sizes = [tuple(int(x) for x in v.split("+")) for v in args.imgsz.split(",")]
     grid = [sizes] + [list(map(float, v.split(","))) for v in (args.loc_conf, args.gate, args.min_conf, args.nms, args.trim,
-                                                                  args.whole, args.edge_peaks)]
-    for sz, lc, gate, mc, nms, trim, whole, peaks in itertools.product(*grid):
+                                                                  args.whole, args.edge_peaks, args.second_reads, args.fitted)]
+    for sz, lc, gate, mc, nms, trim, whole, peaks, second, fit in itertools.product(*grid):
         det = CardDetector(args.model_dir, localiser=True, localiser_conf=lc, gate_iou=gate, min_conf=mc,
                            localiser_imgsz=sz, localiser_iou=nms, box_trim=trim,
-                           whole_image_classical=bool(whole), edge_peaks=int(peaks))
+                           whole_image_classical=bool(whole), edge_peaks=int(peaks), second_reads=int(second), fitted=int(fit))
         rows.append({"config": f"localiser {'+'.join(map(str, sz))} px conf {lc} nms {nms} trim {trim} gate {gate} min_conf {mc} "
-                               f"whole-image classical {bool(whole)} edge peaks {int(peaks)}",
+                               f"whole-image classical {bool(whole)} edge peaks {int(peaks)} second reads {int(second)} fitted {int(fit)}",
                      **run(det)})
         print(json.dumps(rows[-1]), flush=True)
     return 0

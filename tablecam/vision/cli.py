@@ -50,6 +50,9 @@ def register(sub) -> None:
                    help="comma-separated seeds of the rendered sets to train on (default: --seed)")
     t.add_argument("--generated-decks", type=int, default=0,
                    help="add this many seeded deck designs (gen-0 ...) to the training decks")
+    t.add_argument("--design-version", type=int, default=None,
+                   help="draw the generated designs as this version does (1: classifier stages 4 and 5; "
+                        "default: the newest)")
     t.add_argument("--gray", type=float, default=0.0, help="share of each batch shown without colour")
     t.add_argument("--jitter", type=float, default=0.0,
                    help="random scale/turn/shift of each crop, as a fraction (quads from boxes are loose)")
@@ -182,8 +185,11 @@ def cmd_train(args) -> int:
         print("tablecam train needs torch: run it with the training venv, e.g. "
               ".venv-train/bin/python -m tablecam train ...", file=sys.stderr)
         return 2
+    from .designs import use_version
     from .train import train_classifier
 
+    if args.design_version is not None:
+        use_version(args.design_version)
     meta = train_classifier(Path(args.out), n=args.samples, epochs=args.epochs, seed=args.seed,
                             threads=args.threads, init=Path(args.init) if args.init else None,
                             data_dir=Path(args.data_dir), lr=args.lr, width=args.width,

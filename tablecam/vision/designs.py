@@ -90,15 +90,22 @@ class Design:
     inks: tuple            # RGB of S, H, D, C
     paper: tuple           # RGB
     frame: tuple | None    # court-card frame colour (None: no frame)
-    joker: str             # "JOKER", "Joker" (down the corner) or "star"
+    joker: str             # "JOKER", "Joker" (down the corner), "star", "across" or "tall"
     back_plain: bool
     back_colour: tuple
     back_pattern: int      # 0 lines, 1 dots, 2 checks
+    joker_ink: tuple | None = None  # the joker index's ink (None: the red ink, black for a star)
+    joker_word: str = "JOKER"        # the word an "across" or "tall" joker writes
+
+
+def design(k: int, version: int | None = None) -> Design:
+    """The ``k``-th generated design (deterministic), as design version
+    ``version`` draws it (None: the active one, :func:`use_version`)."""
+    return _design(k, _active[0] if version is None else version)
 
 
 @functools.lru_cache(maxsize=None)
-def design(k: int) -> Design:
-    """The ``k``-th generated design (deterministic)."""
+def _design(k: int, version: int) -> Design:
     rng = np.random.default_rng(1_000_003 + k)
     fonts = font_files()
     rank_fonts = sorted(n for n in fonts if not n.startswith("DejaVuSansMono-") or "Bold" in n)
@@ -117,7 +124,7 @@ def design(k: int) -> Design:
         inks = (black, red, diamond, shade((10, 120, 30), 30))
     else:
         inks = (black, red, red, black)
-    return Design(
+    d = Design(
         name=f"{PREFIX}{k}",
         rank_font=pick(rank_fonts) if rank_fonts else "",
         rank_h=float(rng.uniform(0.07, 0.13)),
@@ -137,6 +144,44 @@ def design(k: int) -> Design:
         back_colour=tuple(int(v) for v in rng.integers(20, 200, 3)),
         back_pattern=int(rng.integers(3)),
     )
+    return _joker_layout(d, k, black, red) if version >= 2 else d
+
+
+# Versions of the generated designs.  1: classifier stages 4 and 5 trained
+# on it.  2: jokers may also write their word across the corner or in
+# letters as tall as a rank index (stage 6 on).  A cache of rendered
+# training crops names the version, so crops of one are never reused for
+# another, and ``tablecam train --design-version 1`` redraws version 1.
+VERSION = 2
+_active = [VERSION]
+
+
+def use_version(version: int) -> None:
+    """Draw version ``version`` of the designs from now on (this process)."""
+    if version not in (1, 2):
+        raise ValueError(f"unknown design version {version}")
+    _active[0] = version
+
+
+def active_version() -> int:
+    return _active[0]
+
+
+def _joker_layout(d: Design, k: int, black: tuple, red: tuple) -> Design:
+    """Half the designs lay their joker out another common way: the word
+    across the top of the corner, or down it in letters as tall as a rank
+    index, in black, red or grey.  Drawn from a stream of its own, so every
+    other card of every design stays what version 1 drew."""
+    import dataclasses
+
+    jr = np.random.default_rng(3_000_017 + k)
+    if jr.random() >= 0.5:
+        return d
+    style = ["across", "tall"][int(jr.integers(2))]
+    word = ["JOKER", "Joker"][int(jr.integers(2))]
+    g = int(jr.integers(70, 140))
+    ink = [black, red, (g, g, g)][int(jr.integers(3))]
+    return dataclasses.replace(d, joker=style, joker_word=word, joker_ink=ink)
 
 
 def _suit_sign(draw, suit: str, cx: float, top: float, h: float, ink, d: Design) -> None:
@@ -219,9 +264,19 @@ def draw_generated(card: str, k: int) -> np.ndarray:
     ld = ImageDraw.Draw(layer)
     fnt = font(d.rank_font, ih)
     if card == "JK":
-        ink = d.inks[1] if d.joker != "star" else d.inks[0]
+        ink = d.joker_ink or (d.inks[1] if d.joker != "star" else d.inks[0])
         if d.joker == "star":
             ld.text((cx, top), "\u2605", font=font("DejaVuSans.ttf", ih), fill=ink, anchor="mt")
+        elif d.joker == "across":  # the word along the top edge, as wide as a third of the card
+            size = max(6, int(ih * 0.6))
+            while size > 6 and ld.textlength(d.joker_word, font=font(d.rank_font, size)) > FACE_W * 0.32:
+                size -= 1
+            ld.text((max(3.0, cx - ih * 0.35), top), d.joker_word, font=font(d.rank_font, size), fill=ink,
+                    anchor="lt", stroke_width=min(d.stroke, 1), stroke_fill=ink)
+        elif d.joker == "tall":  # letters as tall as a rank index, down the corner
+            for i, ch in enumerate(d.joker_word):
+                ld.text((cx, top + i * ih * 1.05), ch, font=fnt, fill=ink, anchor="mt",
+                        stroke_width=d.stroke, stroke_fill=ink)
         else:
             small = font(d.rank_font, max(6, int(ih * 0.7)))
             for i, ch in enumerate(d.joker):
