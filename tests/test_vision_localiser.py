@@ -274,3 +274,15 @@ def test_a_fallback_read_through_the_claimed_cards_own_quad_is_not_taken():
     reads = {0: {sa: (0.97, _square(0), p)},
              1: {sa: (0.93, _square(2), p), sk: (0.7, _square(1), p)}}
     assert [d.card for d in _reads_detector(3)._assign(reads, 200, 100)] == ["SA"]
+
+
+def test_one_face_down_card_seen_through_two_boxes_is_reported_once():
+    """Two face-down cards lying apart are two backs; two back reads whose
+    boxes overlap by more than half are one card seen through two boxes."""
+    from tablecam.vision.detector import Detection, _one_per_card
+
+    a = Detection("back", 0.95, (223, 345, 386, 521))
+    b = Detection("back", 0.91, (242, 349, 372, 494))  # IoU 0.66 with a
+    c = Detection("back", 0.97, (600, 345, 763, 521))
+    kept = _one_per_card([a, b, c], quads=False)
+    assert sorted(d.box for d in kept) == [a.box, c.box]

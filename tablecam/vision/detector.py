@@ -303,11 +303,14 @@ def _short_side(q: np.ndarray) -> float:
     return float(min(np.hypot(*(q[1] - q[0])), np.hypot(*(q[2] - q[1]))))
 
 
-def _one_per_card(dets: list[Detection], nms_iou: float = 0.85, quads: bool = True) -> list[Detection]:
+def _one_per_card(dets: list[Detection], nms_iou: float = 0.85, quads: bool = True,
+                  back_iou: float = 0.5) -> list[Detection]:
     """A card is reported once: two detections of the same code whose boxes
     overlap are one card (keep the surer), and of two quads covering the
     same place (quad IoU above ``nms_iou``) the surer read wins.  Backs may
-    repeat."""
+    repeat, but two backs whose boxes overlap by more than ``back_iou`` are
+    one face-down card seen through two boxes (a pile of face-down cards
+    cannot be counted from above anyway)."""
     from .localise import quad_iou
 
     dets = sorted(dets, key=lambda d: -d.conf)
@@ -321,7 +324,7 @@ def _one_per_card(dets: list[Detection], nms_iou: float = 0.85, quads: bool = Tr
             if quads and k.quad is not None and d.quad is not None and quad_iou(k.quad, d.quad) > nms_iou:
                 dup = True
                 break
-            if _iou(k.box, d.box) > 0.85:
+            if _iou(k.box, d.box) > (back_iou if k.card == d.card == "back" else 0.85):
                 dup = True
                 break
         if not dup:
