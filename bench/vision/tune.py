@@ -40,6 +40,7 @@ def main() -> int:
     ap.add_argument("--whole", default="1", help="1: also the classical localiser on the whole image, 0: not")
     ap.add_argument("--second-reads", default="3", help="reads per box kept for when its surest is a neighbour's card")
     ap.add_argument("--fitted", default="3", help="edge-fitted quads read in a box nothing else was read in (0: none)")
+    ap.add_argument("--read-views", default="3", help="corner windows of the final read of each card found")
     ap.add_argument("--design-val", type=int, default=0,
                     help="top-1 of the classifier on rectified cards of this many unseen generated designs, then stop")
     args = ap.parse_args()
@@ -55,7 +56,8 @@ def main() -> int:
 
         unseen = generated_decks(60 + args.design_val)[60:]
         r = evaluate.eval_heldout_crops(n_per_card=4, seed=321, decks=unseen,
-                                        detector=CardDetector(args.model_dir, localiser=False))
+                                        detector=CardDetector(args.model_dir, localiser=False,
+                                                              read_views=int(args.read_views.split(",")[0])))
         wrong = [c for c in r["confusions_all"]]
         no_jk = sum(1 for d, code, pred in wrong if code != "JK")
         print(json.dumps({"design_val_top1": round(r["top1"], 4), "n": r["n"], "errors": len(wrong),
@@ -84,13 +86,14 @@ def main() -> int:
         print(json.dumps(rows[-1]), flush=True)
     sizes = [tuple(int(x) for x in v.split("+")) for v in args.imgsz.split(",")]
     grid = [sizes] + [list(map(float, v.split(","))) for v in (args.loc_conf, args.gate, args.min_conf, args.nms, args.trim,
-                                                                  args.whole, args.edge_peaks, args.second_reads, args.fitted)]
-    for sz, lc, gate, mc, nms, trim, whole, peaks, second, fit in itertools.product(*grid):
+                                                                  args.whole, args.edge_peaks, args.second_reads, args.fitted, args.read_views)]
+    for sz, lc, gate, mc, nms, trim, whole, peaks, second, fit, views in itertools.product(*grid):
         det = CardDetector(args.model_dir, localiser=True, localiser_conf=lc, gate_iou=gate, min_conf=mc,
                            localiser_imgsz=sz, localiser_iou=nms, box_trim=trim,
-                           whole_image_classical=bool(whole), edge_peaks=int(peaks), second_reads=int(second), fitted=int(fit))
+                           whole_image_classical=bool(whole), edge_peaks=int(peaks), second_reads=int(second), fitted=int(fit),
+                           read_views=int(views))
         rows.append({"config": f"localiser {'+'.join(map(str, sz))} px conf {lc} nms {nms} trim {trim} gate {gate} min_conf {mc} "
-                               f"whole-image classical {bool(whole)} edge peaks {int(peaks)} second reads {int(second)} fitted {int(fit)}",
+                               f"whole-image classical {bool(whole)} edge peaks {int(peaks)} second reads {int(second)} fitted {int(fit)} read views {int(views)}",
                      **run(det)})
         print(json.dumps(rows[-1]), flush=True)
     return 0

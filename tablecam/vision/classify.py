@@ -102,10 +102,39 @@ class CornerClassifier:
         logits = self.session.run(None, {self.input_name: batch.astype(np.float32)})[0]
         return _softmax(logits)
 
-    def classify_cards(self, cards: list[np.ndarray]) -> list[np.ndarray]:
-        """Combined distribution per rectified card (one network call)."""
+    def classify_cards(self, cards: list[np.ndarray], views: int = 1) -> list[np.ndarray]:
+        """Combined distribution per rectified card (one network call).
+
+        ``views`` > 1 also reads each corner through the window shifted a
+        little down and right and shrunk a little (:func:`corner_views`)
+        and takes the geometric mean: a small index at low resolution is
+        read more surely from three samplings than from one (generated
+        designs no stage trained on: top-1 0.964 -> 0.968), at ``views``
+        times the cost - for the final read of a card, not for every
+        candidate quad."""
         if not cards:
             return []
-        batch = np.concatenate([corner_crops(c, self.corner_box, self.input_size) for c in cards])
-        p = self.probs(batch)
+        ps = []
+        for box in corner_views(self.corner_box, views):
+            batch = np.concatenate([corner_crops(c, box, self.input_size) for c in cards])
+            ps.append(self.probs(batch))
+        if len(ps) == 1:
+            p = ps[0]
+        else:
+            p = np.exp(np.mean([np.log(v + 1e-9) for v in ps], axis=0))
+            p /= p.sum(axis=1, keepdims=True)
         return [combine_corners(p[2 * i], p[2 * i + 1]) for i in range(len(cards))]
+
+
+def corner_views(box: tuple[int, int, int, int], views: int = 3) -> list[tuple[int, int, int, int]]:
+    """The corner window and up to two variants of it: shifted by 2.5% of
+    its width and 2% of its height, and shrunk to 95% about its corner.
+
+    >>> corner_views((0, 0, 80, 144))
+    [(0, 0, 80, 144), (2, 3, 82, 147), (0, 0, 76, 137)]
+    """
+    x0, y0, x1, y1 = box
+    w, h = x1 - x0, y1 - y0
+    dx, dy = round(0.025 * w), round(0.02 * h)
+    out = [box, (x0 + dx, y0 + dy, x1 + dx, y1 + dy), (x0, y0, x0 + round(0.95 * w), y0 + round(0.95 * h))]
+    return out[:max(1, views)]

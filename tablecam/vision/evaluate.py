@@ -118,8 +118,10 @@ def eval_real_photos(split: str = "test", detector=None, root: Path | None = Non
 
 
 def eval_heldout_crops(n_per_card: int = 20, seed: int = 123, decks: list[str] | None = None,
-                       detector=None) -> dict:
-    """Per-card top-1 on rectified held-out cards (corner_sample views)."""
+                       detector=None, views: int | None = None) -> dict:
+    """Per-card top-1 on rectified held-out cards (corner_sample views),
+    read as the detector reads a card it found (its ``read_views`` corner
+    windows; ``views`` overrides)."""
     from .classify import CLASSES
     from .detector import load_detector
     from .faces import HELD_OUT_DECKS, render_face
@@ -137,7 +139,7 @@ def eval_heldout_crops(n_per_card: int = 20, seed: int = 123, decks: list[str] |
         for code in codes:
             face = render_face(code, deck)
             cards = [corner_sample(face, rng, occlude=0.0, pool=pool) for _ in range(n_per_card)]
-            for p in det.classifier.classify_cards(cards):
+            for p in det.classifier.classify_cards(cards, views=views or getattr(det, "read_views", 1)):
                 pred = det.classes[int(np.argmax(p))]
                 n += 1
                 ok += pred == code
