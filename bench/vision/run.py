@@ -59,19 +59,14 @@ class TorchClassifier:
         self.torch = torch
         self.corner_box, self.input_size = onnx.corner_box, onnx.input_size
 
-    def classify_cards(self, cards, views: int = 1):
-        from tablecam.vision.classify import combine_corners, corner_crops, corner_views
+    def probs(self, batch: np.ndarray) -> np.ndarray:
+        with self.torch.no_grad():
+            return self.torch.softmax(self.net(self.torch.from_numpy(batch)), 1).numpy()
 
-        if not cards:
-            return []
-        ps = []
-        for box in corner_views(self.corner_box, views):
-            batch = np.concatenate([corner_crops(c, box, self.input_size) for c in cards])
-            with self.torch.no_grad():
-                ps.append(self.torch.softmax(self.net(self.torch.from_numpy(batch)), 1).numpy())
-        p = np.exp(np.mean([np.log(v + 1e-9) for v in ps], axis=0))
-        p /= p.sum(axis=1, keepdims=True)
-        return [combine_corners(p[2 * i], p[2 * i + 1]) for i in range(len(cards))]
+    def classify_cards(self, cards, views: int = 1):
+        from tablecam.vision.classify import read_cards
+
+        return read_cards(cards, self.probs, self.corner_box, self.input_size, views)
 
 
 def _time_detect_with(det, stage: str, replacement, frames) -> float:

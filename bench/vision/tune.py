@@ -58,7 +58,7 @@ def main() -> int:
         r = evaluate.eval_heldout_crops(n_per_card=4, seed=321, decks=unseen,
                                         detector=CardDetector(args.model_dir, localiser=False,
                                                               read_views=int(args.read_views.split(",")[0])))
-        wrong = [c for c in r["confusions_all"]]
+        wrong = r["confusions"]
         no_jk = sum(1 for d, code, pred in wrong if code != "JK")
         print(json.dumps({"design_val_top1": round(r["top1"], 4), "n": r["n"], "errors": len(wrong),
                           "errors_not_joker": no_jk}))

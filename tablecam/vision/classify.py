@@ -112,18 +112,24 @@ class CornerClassifier:
         designs no stage trained on: top-1 0.964 -> 0.968), at ``views``
         times the cost - for the final read of a card, not for every
         candidate quad."""
-        if not cards:
-            return []
-        ps = []
-        for box in corner_views(self.corner_box, views):
-            batch = np.concatenate([corner_crops(c, box, self.input_size) for c in cards])
-            ps.append(self.probs(batch))
-        if len(ps) == 1:
-            p = ps[0]
-        else:
-            p = np.exp(np.mean([np.log(v + 1e-9) for v in ps], axis=0))
-            p /= p.sum(axis=1, keepdims=True)
-        return [combine_corners(p[2 * i], p[2 * i + 1]) for i in range(len(cards))]
+        return read_cards(cards, self.probs, self.corner_box, self.input_size, views)
+
+
+def read_cards(cards: list[np.ndarray], probs, box: tuple[int, int, int, int], size: tuple[int, int],
+               views: int = 1) -> list[np.ndarray]:
+    """Combined distribution per rectified card, ``probs`` being the network
+    (a (N, 3, H, W) batch of corner crops -> class probabilities): both
+    corners through ``views`` windows (:func:`corner_views`), the views'
+    geometric mean, then :func:`combine_corners`."""
+    if not cards:
+        return []
+    ps = [probs(np.concatenate([corner_crops(c, b, size) for c in cards])) for b in corner_views(box, views)]
+    if len(ps) == 1:
+        p = ps[0]
+    else:
+        p = np.exp(np.mean([np.log(v + 1e-9) for v in ps], axis=0))
+        p /= p.sum(axis=1, keepdims=True)
+    return [combine_corners(p[2 * i], p[2 * i + 1]) for i in range(len(cards))]
 
 
 def corner_views(box: tuple[int, int, int, int], views: int = 3) -> list[tuple[int, int, int, int]]:

@@ -144,7 +144,7 @@ def _design(k: int, version: int) -> Design:
         back_colour=tuple(int(v) for v in rng.integers(20, 200, 3)),
         back_pattern=int(rng.integers(3)),
     )
-    return _joker_layout(d, k, black, red) if version >= 2 else d
+    return _joker_layout(d, k) if version >= 2 else d
 
 
 # Versions of the generated designs.  1: classifier stages 4 and 5 trained
@@ -167,7 +167,7 @@ def active_version() -> int:
     return _active[0]
 
 
-def _joker_layout(d: Design, k: int, black: tuple, red: tuple) -> Design:
+def _joker_layout(d: Design, k: int) -> Design:
     """Half the designs lay their joker out another common way: the word
     across the top of the corner, or down it in letters as tall as a rank
     index, in black, red or grey.  Drawn from a stream of its own, so every
@@ -180,7 +180,7 @@ def _joker_layout(d: Design, k: int, black: tuple, red: tuple) -> Design:
     style = ["across", "tall"][int(jr.integers(2))]
     word = ["JOKER", "Joker"][int(jr.integers(2))]
     g = int(jr.integers(70, 140))
-    ink = [black, red, (g, g, g)][int(jr.integers(3))]
+    ink = [d.inks[0], d.inks[1], (g, g, g)][int(jr.integers(3))]  # the spade's or heart's ink, or grey
     return dataclasses.replace(d, joker=style, joker_word=word, joker_ink=ink)
 
 

@@ -270,10 +270,8 @@ class CardDetector:
                 continue
             if bi < 0:
                 loose.append(self._detection(q, p, ci, conf, w, h))
-                continue
-            r = reads_of_box.setdefault(bi, {})
-            if ci not in r or conf > r[ci][0]:
-                r[ci] = (conf, q, p)
+            else:
+                _keep_surest(reads_of_box, bi, ci, conf, q, p)
         if self.fitted:
             # boxes nothing was read in: the rectangles lying best on the image's edges
             extra = [(bi, q) for bi, (b, _, _) in enumerate(props) if bi not in reads_of_box
@@ -281,9 +279,7 @@ class CardDetector:
             for (bi, q), p in zip(extra, self.classifier.classify_cards([warp_card(image_bgr, q) for _, q in extra])):
                 ci, conf = self._read(p)
                 if ci >= 0:
-                    r = reads_of_box.setdefault(bi, {})
-                    if ci not in r or conf > r[ci][0]:
-                        r[ci] = (conf, q, p)
+                    _keep_surest(reads_of_box, bi, ci, conf, q, p)
         return _one_per_card(self._assign(reads_of_box, w, h) + loose, self.nms_iou, quads=False)
 
     def _assign(self, reads_of_box: dict, w: int, h: int) -> list[Detection]:
@@ -320,6 +316,13 @@ class CardDetector:
         x2, y2 = q.max(axis=0)
         box = (max(0.0, float(x1)), max(0.0, float(y1)), min(float(w), float(x2)), min(float(h), float(y2)))
         return Detection(self.classes[ci], conf, box, q, _top_probs(p, self.classes))
+
+
+def _keep_surest(reads_of_box: dict, bi: int, ci: int, conf: float, q: np.ndarray, p: np.ndarray) -> None:
+    """Note box ``bi``'s read of class ``ci`` unless it read that card surer already."""
+    r = reads_of_box.setdefault(bi, {})
+    if ci not in r or conf > r[ci][0]:
+        r[ci] = (conf, q, p)
 
 
 def _short_side(q: np.ndarray) -> float:

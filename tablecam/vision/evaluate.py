@@ -148,7 +148,7 @@ def eval_heldout_crops(n_per_card: int = 20, seed: int = 123, decks: list[str] |
         per_deck[deck] = ok / n
     total = float(np.mean(list(per_deck.values())))
     return {"top1": total, "per_deck": per_deck, "n": len(codes) * n_per_card * len(decks),
-            "confusions": confusions[:40], "confusions_all": confusions}
+            "confusions": confusions}
 
 
 def score_scene(dets: list, scene) -> tuple[int, int, int, int]:

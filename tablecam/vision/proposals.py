@@ -297,7 +297,6 @@ def edge_angles(image: np.ndarray, box: tuple[float, float, float, float], peaks
     >>> round(math.degrees(edge_angles(img, (30, 30, 170, 170))[0]))
     30
     """
-
     h, w = image.shape[:2]
     x1, y1 = int(max(0, box[0])), int(max(0, box[1]))
     x2, y2 = int(min(w, box[2])), int(min(h, box[3]))

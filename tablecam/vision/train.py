@@ -63,17 +63,11 @@ def _cached(f: Path, make):
     return x, y
 
 
-def _design_version() -> int:
-    from .designs import active_version
-
-    return active_version()
-
-
 def _set_name(kind: str, n: int, seed: int, decks: list[str] | None = None, generated: int = 0) -> str:
     """Cache file name of one rendered set (the names of earlier caches kept)."""
-    name = f"{kind}-n{n}-s{seed}" + (f"-d{len(decks)}" if decks is not None else "")
     from .designs import active_version
 
+    name = f"{kind}-n{n}-s{seed}" + (f"-d{len(decks)}" if decks is not None else "")
     v = active_version()
     tag = (f"-g{generated}" + (f"v{v}" if v > 1 else "")) if generated else ""
     return name + tag + _geometry_tag() + ".npz"
@@ -146,6 +140,7 @@ def train_classifier(out_dir: Path, n: int = 30000, epochs: int = 8, seed: int =
     import torch.nn.functional as F
 
     from .classify import CLASSES, CORNER_BOX, INPUT_H, INPUT_W
+    from .designs import active_version
 
     t0 = time.time()
     torch.manual_seed(seed)
@@ -228,7 +223,7 @@ def train_classifier(out_dir: Path, n: int = 30000, epochs: int = 8, seed: int =
             "command": " ".join(sys.argv),
             "samples": int(len(xt)), "epochs": epochs, "seed": seed, "threads": threads,
             "data_seeds": data_seeds or [seed], "generated_decks": generated,
-            "design_version": _design_version() if generated else None, "gray": gray, "jitter": jitter,
+            "design_version": active_version() if generated else None, "gray": gray, "jitter": jitter,
             "offcorner": offcorner, "prints": prints,
             "batch": batch, "lr": lr, "width": width, "init": str(init) if init else None,
             "train_decks": decks, "data_seconds": round(t_data, 1), "wall_seconds": round(wall, 1),
