@@ -210,12 +210,25 @@ def test_fitted_quads_find_a_card_half_under_its_neighbour(deg, under):
     """A card of a fan, half under the next card turned another way: the
     strongest edge direction in its box may be the neighbour's, but one of
     the rectangles lying best on the edges is the card itself."""
-    from tablecam.vision.faces import render_face
     from tablecam.vision.proposals import fitted_quads
+
+    img, (truth, _) = _two_cards(deg, under)
+    x1, y1 = truth.min(axis=0)
+    x2, y2 = truth.max(axis=0)
+    box = (x1 - 4, y1 - 4, x2 + 20, y2 + 4)  # loose, as a localiser's box is
+    fitted = fitted_quads(img, box, top=3, width=float(np.hypot(*(truth[1] - truth[0]))))
+    best = max(_mask_iou(q / 3, truth / 3) for q in fitted)
+    assert best > 0.85, (deg, under, best)
+
+
+def _two_cards(deg: float, under: float, top: str = "HK", bottom: str = "S7"):
+    """An image of ``bottom`` half under ``top`` (turned ``deg`` and
+    ``under`` degrees) and their quads (bottom first)."""
+    from tablecam.vision.faces import render_face
 
     img = np.full((520, 520, 3), (40, 110, 40), np.uint8)
     quads = []
-    for card, d, cx in (("S7", deg, 230), ("HK", under, 300)):  # the second lies on the first
+    for card, d, cx in ((bottom, deg, 230), (top, under, 300)):  # the second lies on the first
         face = render_face(card, "drawn-sans", height=210)
         h, w = face.shape[:2]
         m = cv2.getRotationMatrix2D((w / 2, h / 2), d, 1.0)
@@ -225,13 +238,41 @@ def test_fitted_quads_find_a_card_half_under_its_neighbour(deg, under):
         warped = cv2.warpAffine(face, m, (520, 520))
         img[mask > 0] = warped[mask > 0]
         quads.append(cv2.transform(np.array([[[0, 0], [w, 0], [w, h], [0, h]]], np.float32), m)[0])
-    truth = quads[0]
-    x1, y1 = truth.min(axis=0)
-    x2, y2 = truth.max(axis=0)
-    box = (x1 - 4, y1 - 4, x2 + 20, y2 + 4)  # loose, as a localiser's box is
-    fitted = fitted_quads(img, box, top=3, width=float(np.hypot(*(truth[1] - truth[0]))))
-    best = max(_mask_iou(q / 3, truth / 3) for q in fitted)
-    assert best > 0.85, (deg, under, best)
+    return img, quads
+
+
+@pytest.mark.parametrize("deg,under", [(15, -20), (35, 5), (80, 50)])
+def test_fitted_quads_apart_from_a_found_card_find_the_card_under_it(deg, under):
+    """One box round a pile of two (the localiser may box a pile as one
+    card): the top card's edges are the strongest in it, so the
+    rectangles fitted apart from the card found are the card under it."""
+    from tablecam.vision.proposals import fitted_quads
+
+    img, (truth, top) = _two_cards(deg, under)
+    both = np.concatenate([truth, top])
+    box = (*both.min(axis=0), *both.max(axis=0))
+    width = float(np.hypot(*(truth[1] - truth[0])))
+    fitted = fitted_quads(img, box, top=3, width=width, avoid=[top])
+    assert max(_mask_iou(q / 3, truth / 3) for q in fitted) > 0.85
+    assert all(_mask_iou(q / 3, top / 3) < 0.7 for q in fitted)
+
+
+@needs_model
+def test_the_card_under_a_found_card_in_the_same_box_is_reported():
+    """A box holding a card and the one under it: once the top card is
+    read, the card under it is read through a rectangle apart from it
+    (``CardDetector.under``); a detector without the step reports only
+    the top card."""
+    from tablecam.vision.detector import CardDetector
+
+    img, (under, top) = _two_cards(35, 5)
+    both = np.concatenate([under, top])
+    box = tuple(float(v) for v in (*both.min(axis=0), *both.max(axis=0)))
+    det = CardDetector()
+    found = {0: det._detection(top, np.zeros(len(det.classes)), det.classes.index("HK"), 0.99, 520, 520)}
+    assert [d.card for d in det._cards_under(img, [(box, 0.9, None)], found)] == ["S7"]
+    det.under = 0.0
+    assert det._cards_under(img, [(box, 0.9, None)], found) == []
 
 
 def _reads_detector(second_reads: int):
@@ -239,7 +280,7 @@ def _reads_detector(second_reads: int):
     from tablecam.vision.detector import CLASSES, CardDetector
 
     det = object.__new__(CardDetector)
-    det.classes, det.second_reads = CLASSES, second_reads
+    det.classes, det.second_reads, det.fallback_iou = CLASSES, second_reads, 0.8
     return det
 
 
@@ -258,10 +299,24 @@ def test_a_box_whose_surest_read_is_its_neighbours_card_falls_back_to_its_own():
     sa, sk = CLASSES.index("SA"), CLASSES.index("SK")
     reads = {0: {sa: (0.97, _square(0), p)},
              1: {sa: (0.93, _square(5), p), sk: (0.81, _square(40), p)}}
-    cards = sorted(d.card for d in _reads_detector(3)._assign(reads, 200, 100))
+    cards = sorted(d.card for d in _reads_detector(3)._assign(reads, 200, 100).values())
     assert cards == ["SA", "SK"]
     # with one read per box the second box repeats SA (the duplicate rule then drops it)
-    assert sorted(d.card for d in _reads_detector(1)._assign(reads, 200, 100)) == ["SA", "SA"]
+    assert sorted(d.card for d in _reads_detector(1)._assign(reads, 200, 100).values()) == ["SA", "SA"]
+
+
+def test_a_fanned_neighbour_overlapping_the_claimed_card_is_still_a_card():
+    """Cards of a fan overlap each other by about 0.6 (offset a quarter of
+    a card): a fall-back read through a quad that far from the claimed
+    card's is the next card of the fan (before, any overlap above 0.5 was
+    taken for the claimed card seen again, and such cards were lost)."""
+    from tablecam.vision.detector import CLASSES
+
+    p = np.zeros(len(CLASSES), np.float32)
+    sa, sk = CLASSES.index("SA"), CLASSES.index("SK")
+    reads = {0: {sa: (0.97, _square(0), p)},
+             1: {sa: (0.93, _square(2), p), sk: (0.81, _square(12), p)}}  # quad IoU 0.61 with SA's
+    assert sorted(d.card for d in _reads_detector(3)._assign(reads, 200, 100).values()) == ["SA", "SK"]
 
 
 def test_a_fallback_read_through_the_claimed_cards_own_quad_is_not_taken():
@@ -273,7 +328,7 @@ def test_a_fallback_read_through_the_claimed_cards_own_quad_is_not_taken():
     sa, sk = CLASSES.index("SA"), CLASSES.index("SK")
     reads = {0: {sa: (0.97, _square(0), p)},
              1: {sa: (0.93, _square(2), p), sk: (0.7, _square(1), p)}}
-    assert [d.card for d in _reads_detector(3)._assign(reads, 200, 100)] == ["SA"]
+    assert [d.card for d in _reads_detector(3)._assign(reads, 200, 100).values()] == ["SA"]
 
 
 def test_one_face_down_card_seen_through_two_boxes_is_reported_once():

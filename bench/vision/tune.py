@@ -41,6 +41,10 @@ def main() -> int:
     ap.add_argument("--second-reads", default="3", help="reads per box kept for when its surest is a neighbour's card")
     ap.add_argument("--fitted", default="3", help="edge-fitted quads read in a box nothing else was read in (0: none)")
     ap.add_argument("--read-views", default="3", help="corner windows of the final read of each card found")
+    ap.add_argument("--refit", default="1", help="1: boxes left without a card are read through fitted quads too")
+    ap.add_argument("--under", default="0.95", help="read cards under a found card in boxes whose IoU with it is below this")
+    ap.add_argument("--under-conf", default="0.8", help="the least confidence of a card read under another")
+    ap.add_argument("--fallback-iou", default="0.8", help="a fall-back read's quad may overlap a claimed card's this much")
     ap.add_argument("--design-val", type=int, default=0,
                     help="top-1 of the classifier on rectified cards of this many unseen generated designs, then stop")
     args = ap.parse_args()
@@ -86,14 +90,16 @@ def main() -> int:
         print(json.dumps(rows[-1]), flush=True)
     sizes = [tuple(int(x) for x in v.split("+")) for v in args.imgsz.split(",")]
     grid = [sizes] + [list(map(float, v.split(","))) for v in (args.loc_conf, args.gate, args.min_conf, args.nms, args.trim,
-                                                                  args.whole, args.edge_peaks, args.second_reads, args.fitted, args.read_views)]
-    for sz, lc, gate, mc, nms, trim, whole, peaks, second, fit, views in itertools.product(*grid):
+                                                                  args.whole, args.edge_peaks, args.second_reads, args.fitted, args.read_views,
+                                                                  args.refit, args.fallback_iou, args.under, args.under_conf)]
+    for sz, lc, gate, mc, nms, trim, whole, peaks, second, fit, views, refit, fb, under, uc in itertools.product(*grid):
         det = CardDetector(args.model_dir, localiser=True, localiser_conf=lc, gate_iou=gate, min_conf=mc,
                            localiser_imgsz=sz, localiser_iou=nms, box_trim=trim,
                            whole_image_classical=bool(whole), edge_peaks=int(peaks), second_reads=int(second), fitted=int(fit),
-                           read_views=int(views))
+                           read_views=int(views), refit=bool(refit), fallback_iou=fb, under=under, under_conf=uc)
         rows.append({"config": f"localiser {'+'.join(map(str, sz))} px conf {lc} nms {nms} trim {trim} gate {gate} min_conf {mc} "
-                               f"whole-image classical {bool(whole)} edge peaks {int(peaks)} second reads {int(second)} fitted {int(fit)} read views {int(views)}",
+                               f"whole-image classical {bool(whole)} edge peaks {int(peaks)} second reads {int(second)} fitted {int(fit)} read views {int(views)} "
+                               f"refit {bool(refit)} fallback iou {fb} under {under} under conf {uc}",
                      **run(det)})
         print(json.dumps(rows[-1]), flush=True)
     return 0

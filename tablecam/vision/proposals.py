@@ -354,7 +354,8 @@ def turned_quads(box: tuple[float, float, float, float], angle: float, aspect: f
 
 def fitted_quads(image: np.ndarray, box: tuple[float, float, float, float], top: int = 3,
                  step_deg: float = 3.0, aspect: float = CARD_ASPECT, width: float | None = None,
-                 max_side: int = 200) -> list[np.ndarray]:
+                 max_side: int = 200, avoid: list[np.ndarray] | None = None,
+                 avoid_iou: float = 0.6) -> list[np.ndarray]:
     """The card rectangles in a box whose sides lie best on the image's edges.
 
     Where cards overlap, the strongest edge direction in a box may be a
@@ -366,7 +367,10 @@ def fitted_quads(image: np.ndarray, box: tuple[float, float, float, float], top:
     the ``top`` best rectangles, apart from one another, are returned for
     the classifier to read.  The card's short side is the largest that
     fits the box at that turn, or ``width`` (the size of the other cards in
-    the picture) when that fits.
+    the picture) when that fits.  Rectangles overlapping a quad of
+    ``avoid`` (cards already found) by more than ``avoid_iou`` are passed
+    over: their edges are the strongest in a box holding a found card and
+    the card under it, and the card under it is the one wanted.
 
     >>> import cv2
     >>> img = np.full((240, 240, 3), 40, np.uint8)
@@ -378,6 +382,8 @@ def fitted_quads(image: np.ndarray, box: tuple[float, float, float, float], top:
     >>> abs(math.degrees(math.atan2(d[1], d[0])) % 90 - 20) <= 3  # 20 degrees, to the 3-degree step
     True
     """
+    from .localise import quad_iou
+
     h, w = image.shape[:2]
     x1, y1, x2, y2 = (float(v) for v in box)
     bw, bh = x2 - x1, y2 - y1
@@ -435,9 +441,11 @@ def fitted_quads(image: np.ndarray, box: tuple[float, float, float, float], top:
         if any(abs(((t - t2 + math.pi / 4) % (math.pi / 2)) - math.pi / 4) < math.radians(2 * step_deg)
                and math.hypot(x - x2_, y - y2_) < 0.15 * a for t2, x2_, y2_ in chosen):
             continue
+        q = ((_card_at(a, t, aspect) + np.array([x, y])) / f + np.array([cx1, cy1])).astype(np.float32)
+        if avoid and any(quad_iou(q, v) > avoid_iou for v in avoid):
+            continue
         chosen.append((t, x, y))
-        q = (_card_at(a, t, aspect) + np.array([x, y])) / f + np.array([cx1, cy1])
-        out.append(q.astype(np.float32))
+        out.append(q)
         if len(out) >= top:
             break
     return out
