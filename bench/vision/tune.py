@@ -56,9 +56,9 @@ def main() -> int:
     from tablecam.vision.synth import render_scene
 
     if args.design_val:
-        from tablecam.vision.designs import generated_decks
+        from tablecam.vision.designs import VALIDATION_DESIGNS, generated_decks
 
-        unseen = generated_decks(60 + args.design_val)[60:]
+        unseen = generated_decks(VALIDATION_DESIGNS.start + args.design_val)[VALIDATION_DESIGNS.start:]
         r = evaluate.eval_heldout_crops(n_per_card=4, seed=321, decks=unseen,
                                         detector=CardDetector(args.model_dir, localiser=False,
                                                               read_views=int(args.read_views.split(",")[0])))

@@ -44,9 +44,27 @@ _MPL_RANK = ["STIXGeneral.ttf", "STIXGeneralBol.ttf", "cmr10.ttf", "cmss10.ttf",
 _SUIT_FONTS = ["DejaVuSans.ttf", "DejaVuSans-Bold.ttf", "DejaVuSansMono.ttf", "DejaVuSerif.ttf", "STIXGeneral.ttf"]
 
 
+# gen-60 .. gen-99 are never trained on: rectified cards of them are the
+# classifier's validation of its reach to unseen packs (bench/vision/tune.py
+# --design-val), which leaves the held-out decks for the benchmark
+VALIDATION_DESIGNS = range(60, 100)
+
+
 def generated_decks(n: int) -> list[str]:
     """Names of the first ``n`` generated designs."""
     return [f"{PREFIX}{k}" for k in range(n)]
+
+
+def training_designs(n: int) -> list[str]:
+    """The ``n`` generated designs a model may train on: the first 60, then
+    from ``gen-100`` on, past the validation designs.
+
+    >>> training_designs(2), training_designs(62)[-2:]
+    (['gen-0', 'gen-1'], ['gen-100', 'gen-101'])
+    """
+    first = VALIDATION_DESIGNS.start
+    return generated_decks(min(n, first)) + [f"{PREFIX}{k}" for k in range(VALIDATION_DESIGNS.stop,
+                                                                           VALIDATION_DESIGNS.stop + n - first)]
 
 
 @functools.lru_cache(maxsize=1)

@@ -140,10 +140,11 @@ def list_decks() -> list[str]:
 
 def training_decks(generated: int = 0) -> list[str]:
     """The designs a model may train on: every listed deck but the held-out
-    ones, plus the first ``generated`` seeded designs (``designs.py``)."""
-    from .designs import generated_decks
+    ones, plus ``generated`` seeded designs (``designs.training_designs``:
+    never the validation designs gen-60 .. gen-99)."""
+    from .designs import training_designs
 
-    return [d for d in list_decks() if d not in HELD_OUT_DECKS] + generated_decks(generated)
+    return [d for d in list_decks() if d not in HELD_OUT_DECKS] + training_designs(generated)
 
 
 def _rsvg(svg: Path, out: Path, zoom: float, elem: str | None = None) -> np.ndarray | None:
