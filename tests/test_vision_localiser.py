@@ -196,13 +196,13 @@ def test_overlap_scenes_recall_with_the_localiser():
     classical localiser alone found 0.42 of the visible cards, the learned
     one with inscribed quads 0.64, with edge-direction quads 0.70, with the
     fanned cards' boxes kept apart (box NMS 0.75) 0.785, with edge-fitted
-    quads in unread boxes and second reads 0.82 (0.81 on these 20 scenes,
-    precision 0.99)."""
+    quads in unread boxes and second reads 0.82, with the cards the
+    assignment lost (refit, cards under a found card) 0.85."""
     from tablecam.vision.detector import CardDetector
     from tablecam.vision.evaluate import eval_scenes
 
     r = eval_scenes(20, overlap=True, detector=CardDetector())
-    assert r["recall"] >= 0.76 and r["precision"] >= 0.95, r
+    assert r["recall"] >= 0.80 and r["precision"] >= 0.95, r
 
 
 @pytest.mark.parametrize("deg,under", [(15, -20), (35, 5), (60, 30), (80, 50)])

@@ -29,6 +29,8 @@ def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--model-dir", default=None)
     ap.add_argument("--scenes", type=int, default=30)
+    ap.add_argument("--apart", type=int, default=0,
+                    help="also this many scenes of training decks with the cards apart (seed 98)")
     ap.add_argument("--no-classical", action="store_true", help="skip the classical-only row")
     ap.add_argument("--loc-conf", default="0.25,0.4,0.55")
     ap.add_argument("--gate", default="0,0.5")
@@ -43,6 +45,7 @@ def main() -> int:
     ap.add_argument("--read-views", default="3", help="corner windows of the final read of each card found")
     ap.add_argument("--refit", default="1", help="1: boxes left without a card are read through fitted quads too")
     ap.add_argument("--under", default="0.95", help="read cards under a found card in boxes whose IoU with it is below this")
+    ap.add_argument("--under-conf-rare", default="0.97", help="the same for a back or a joker")
     ap.add_argument("--under-conf", default="0.8", help="the least confidence of a card read under another")
     ap.add_argument("--fallback-iou", default="0.8", help="a fall-back read's quad may overlap a claimed card's this much")
     ap.add_argument("--design-val", type=int, default=0,
@@ -71,17 +74,25 @@ def main() -> int:
     rng = np.random.default_rng(99)
     decks = training_decks()
     scenes = [render_scene(rng, decks, size=(1280, 720)) for _ in range(args.scenes)]
+    rng = np.random.default_rng(98)
+    apart = [render_scene(rng, decks, size=(1280, 720), overlap=False, fingers=False) for _ in range(args.apart)]
+
+    def score(det, sets) -> tuple[float, float]:
+        tp = fp = fn = hid = 0
+        for sc in sets:
+            a, b, c, d = evaluate.score_scene(det.detect(sc.image), sc)
+            tp, fp, fn, hid = tp + a, fp + b, fn + c, hid + d
+        return round((tp - hid) / max(1, tp - hid + fn), 3), round(tp / max(1, tp + fp), 3)
 
     def run(det) -> dict:
         r = evaluate.eval_real_photos("train", det, names=val)
-        tp = fp = fn = hid = 0
-        for sc in scenes:
-            a, b, c, d = evaluate.score_scene(det.detect(sc.image), sc)
-            tp, fp, fn, hid = tp + a, fp + b, fn + c, hid + d
-        return {"real_val_recall": round(r["recall"], 3), "real_val_rank_acc": round(r["rank_accuracy"], 3),
-                "real_val_precision": round(r["precision"], 3),
-                "scene_recall": round((tp - hid) / max(1, tp - hid + fn), 3),
-                "scene_precision": round(tp / max(1, tp + fp), 3), "ms_per_photo": round(r["ms_per_image"], 1)}
+        recall, precision = score(det, scenes)
+        row = {"real_val_recall": round(r["recall"], 3), "real_val_rank_acc": round(r["rank_accuracy"], 3),
+               "real_val_precision": round(r["precision"], 3), "scene_recall": recall,
+               "scene_precision": precision, "ms_per_photo": round(r["ms_per_image"], 1)}
+        if apart:
+            row["apart_recall"], row["apart_precision"] = score(det, apart)
+        return row
 
     if args.no_classical:
         rows = []
@@ -91,15 +102,15 @@ def main() -> int:
     sizes = [tuple(int(x) for x in v.split("+")) for v in args.imgsz.split(",")]
     grid = [sizes] + [list(map(float, v.split(","))) for v in (args.loc_conf, args.gate, args.min_conf, args.nms, args.trim,
                                                                   args.whole, args.edge_peaks, args.second_reads, args.fitted, args.read_views,
-                                                                  args.refit, args.fallback_iou, args.under, args.under_conf)]
-    for sz, lc, gate, mc, nms, trim, whole, peaks, second, fit, views, refit, fb, under, uc in itertools.product(*grid):
+                                                                  args.refit, args.fallback_iou, args.under, args.under_conf, args.under_conf_rare)]
+    for sz, lc, gate, mc, nms, trim, whole, peaks, second, fit, views, refit, fb, under, uc, ucr in itertools.product(*grid):
         det = CardDetector(args.model_dir, localiser=True, localiser_conf=lc, gate_iou=gate, min_conf=mc,
                            localiser_imgsz=sz, localiser_iou=nms, box_trim=trim,
                            whole_image_classical=bool(whole), edge_peaks=int(peaks), second_reads=int(second), fitted=int(fit),
-                           read_views=int(views), refit=bool(refit), fallback_iou=fb, under=under, under_conf=uc)
+                           read_views=int(views), refit=bool(refit), fallback_iou=fb, under=under, under_conf=uc, under_conf_rare=ucr)
         rows.append({"config": f"localiser {'+'.join(map(str, sz))} px conf {lc} nms {nms} trim {trim} gate {gate} min_conf {mc} "
                                f"whole-image classical {bool(whole)} edge peaks {int(peaks)} second reads {int(second)} fitted {int(fit)} read views {int(views)} "
-                               f"refit {bool(refit)} fallback iou {fb} under {under} under conf {uc}",
+                               f"refit {bool(refit)} fallback iou {fb} under {under} under conf {uc} rare {ucr}",
                      **run(det)})
         print(json.dumps(rows[-1]), flush=True)
     return 0
