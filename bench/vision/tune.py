@@ -78,11 +78,8 @@ def main() -> int:
     apart = [render_scene(rng, decks, size=(1280, 720), overlap=False, fingers=False) for _ in range(args.apart)]
 
     def score(det, sets) -> tuple[float, float]:
-        tp = fp = fn = hid = 0
-        for sc in sets:
-            a, b, c, d = evaluate.score_scene(det.detect(sc.image), sc)
-            tp, fp, fn, hid = tp + a, fp + b, fn + c, hid + d
-        return round((tp - hid) / max(1, tp - hid + fn), 3), round(tp / max(1, tp + fp), 3)
+        r = evaluate.score_scenes((det.detect(sc.image), sc) for sc in sets)
+        return round(r["recall"], 3), round(r["precision"], 3)
 
     def run(det) -> dict:
         r = evaluate.eval_real_photos("train", det, names=val)

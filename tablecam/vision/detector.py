@@ -230,11 +230,15 @@ class CardDetector:
         """(class index, confidence) of one reading, or (-1, 0) when it is
         ``none`` or under its confidence floor."""
         i = int(np.argmax(p))
-        if self.classes[i] == "none" or p[i] < self.min_conf:
-            return -1, 0.0
-        if self.classes[i] in ("back", "JK") and p[i] < self.min_conf_rare:
+        if self.classes[i] == "none" or p[i] < self._floor(i, self.min_conf, self.min_conf_rare):
             return -1, 0.0
         return i, float(p[i])
+
+    def _floor(self, ci: int, common: float, rare: float) -> float:
+        """The confidence a read of class ``ci`` needs: ``rare`` for a back
+        or a joker (most false cards on wood, carpet and print read as
+        those), else ``common``."""
+        return max(common, rare) if self.classes[ci] in ("back", "JK") else common
 
     def _detect_in_boxes(self, image_bgr: np.ndarray, classical: list[np.ndarray]) -> list[Detection]:
         """One reading per box of the learned localiser.
@@ -361,8 +365,7 @@ class CardDetector:
         out = []
         for bi, r in reads.items():
             for ci, (conf, q, p) in sorted(r.items(), key=lambda t: -t[1][0]):
-                floor = self.under_conf_rare if self.classes[ci] in ("back", "JK") else self.under_conf
-                if self.classes[ci] not in have and conf >= floor:
+                if self.classes[ci] not in have and conf >= self._floor(ci, self.under_conf, self.under_conf_rare):
                     have.add(self.classes[ci])
                     out.append(self._detection(q, p, ci, conf, w, h))
                     break
