@@ -2,8 +2,12 @@
 
 Tuning sets: the 40 real photos of the train split that the localiser was
 not trained on (``locdata.split_real_train``), and rendered overlap scenes
-of *training* decks (seed 99; the held-out decks stay for the benchmark).
-Each configuration prints recall, rank accuracy and precision on both.
+of *training* decks (seed 99; the held-out decks stay for the benchmark);
+``--apart N`` adds scenes of training decks with the cards apart (seed 98),
+``--unseen N`` overlap scenes of the 40 generated validation designs no
+classifier stage trained on (seed 97: how a setting does on packs the
+classifier never saw, without looking at the held-out decks).
+Each configuration prints recall, rank accuracy and precision on each.
 ``--design-val K`` instead reads rectified cards of K generated designs no
 classifier stage trained on (gen-60 ...): the check of a classifier stage's
 reach to unseen packs that leaves the held-out decks for the benchmark.
@@ -31,6 +35,9 @@ def main() -> int:
     ap.add_argument("--scenes", type=int, default=30)
     ap.add_argument("--apart", type=int, default=0,
                     help="also this many scenes of training decks with the cards apart (seed 98)")
+    ap.add_argument("--unseen", type=int, default=0,
+                    help="also this many overlap scenes of the validation designs gen-60 .. gen-99, which no classifier "
+                         "stage trained on (seed 97): the held-out decks' conditions without the held-out decks")
     ap.add_argument("--no-classical", action="store_true", help="skip the classical-only row")
     ap.add_argument("--loc-conf", default="0.25,0.4,0.55")
     ap.add_argument("--gate", default="0,0.5")
@@ -48,6 +55,10 @@ def main() -> int:
     ap.add_argument("--under-conf-rare", default="0.97", help="the same for a back or a joker")
     ap.add_argument("--under-conf", default="0.8", help="the least confidence of a card read under another")
     ap.add_argument("--fallback-iou", default="0.8", help="a fall-back read's quad may overlap a claimed card's this much")
+    ap.add_argument("--nudge", default="4", help="rounds of nudging the rectangles of boxes left without a card (0: off)")
+    ap.add_argument("--nudge-keep", default="2", help="starts per box that climb (0: all)")
+    ap.add_argument("--nudge-conf", default="0.9", help="the least confidence of a card read through a nudged rectangle")
+    ap.add_argument("--best-assignment", default="1", help="1: boxes to cards by the surest assignment of the picture, 0: greedily")
     ap.add_argument("--design-val", type=int, default=0,
                     help="top-1 of the classifier on rectified cards of this many unseen generated designs, then stop")
     args = ap.parse_args()
@@ -76,6 +87,12 @@ def main() -> int:
     scenes = [render_scene(rng, decks, size=(1280, 720)) for _ in range(args.scenes)]
     rng = np.random.default_rng(98)
     apart = [render_scene(rng, decks, size=(1280, 720), overlap=False, fingers=False) for _ in range(args.apart)]
+    rng = np.random.default_rng(97)
+    if args.unseen:
+        from tablecam.vision.designs import VALIDATION_DESIGNS, generated_decks
+
+        designs = generated_decks(VALIDATION_DESIGNS.stop)[VALIDATION_DESIGNS.start:]
+        unseen = [render_scene(rng, designs, size=(1280, 720)) for _ in range(args.unseen)]
 
     def score(det, sets) -> tuple[float, float]:
         r = evaluate.score_scenes((det.detect(sc.image), sc) for sc in sets)
@@ -89,6 +106,8 @@ def main() -> int:
                "scene_precision": precision, "ms_per_photo": round(r["ms_per_image"], 1)}
         if apart:
             row["apart_recall"], row["apart_precision"] = score(det, apart)
+        if args.unseen:
+            row["unseen_recall"], row["unseen_precision"] = score(det, unseen)
         return row
 
     if args.no_classical:
@@ -99,15 +118,19 @@ def main() -> int:
     sizes = [tuple(int(x) for x in v.split("+")) for v in args.imgsz.split(",")]
     grid = [sizes] + [list(map(float, v.split(","))) for v in (args.loc_conf, args.gate, args.min_conf, args.nms, args.trim,
                                                                   args.whole, args.edge_peaks, args.second_reads, args.fitted, args.read_views,
-                                                                  args.refit, args.fallback_iou, args.under, args.under_conf, args.under_conf_rare)]
-    for sz, lc, gate, mc, nms, trim, whole, peaks, second, fit, views, refit, fb, under, uc, ucr in itertools.product(*grid):
+                                                                  args.refit, args.fallback_iou, args.under, args.under_conf, args.under_conf_rare,
+                                                                  args.nudge, args.nudge_keep, args.best_assignment,
+                                                                  args.nudge_conf)]
+    for sz, lc, gate, mc, nms, trim, whole, peaks, second, fit, views, refit, fb, under, uc, ucr, nudge, nkeep, best, nconf in itertools.product(*grid):
         det = CardDetector(args.model_dir, localiser=True, localiser_conf=lc, gate_iou=gate, min_conf=mc,
                            localiser_imgsz=sz, localiser_iou=nms, box_trim=trim,
                            whole_image_classical=bool(whole), edge_peaks=int(peaks), second_reads=int(second), fitted=int(fit),
-                           read_views=int(views), refit=bool(refit), fallback_iou=fb, under=under, under_conf=uc, under_conf_rare=ucr)
+                           read_views=int(views), refit=bool(refit), fallback_iou=fb, under=under, under_conf=uc, under_conf_rare=ucr,
+                           nudge=int(nudge), nudge_keep=int(nkeep),
+                           best_assignment=bool(best), nudge_conf=nconf)
         rows.append({"config": f"localiser {'+'.join(map(str, sz))} px conf {lc} nms {nms} trim {trim} gate {gate} min_conf {mc} "
                                f"whole-image classical {bool(whole)} edge peaks {int(peaks)} second reads {int(second)} fitted {int(fit)} read views {int(views)} "
-                               f"refit {bool(refit)} fallback iou {fb} under {under} under conf {uc} rare {ucr}",
+                               f"refit {bool(refit)} fallback iou {fb} under {under} under conf {uc} rare {ucr} nudge {int(nudge)} keep {int(nkeep)} best assignment {bool(best)} nudge conf {nconf}",
                      **run(det)})
         print(json.dumps(rows[-1]), flush=True)
     return 0
