@@ -142,9 +142,10 @@ def test_real_photos_test_split_rank_accuracy(detector):
     r = eval_real_photos("test", detector)
     # Recorded in models/README.md (0.790 with the classical localiser alone,
     # 0.944 with the learned localiser of stage 1, 0.958 with classifier
-    # stage 6 and fitted quads); this guards against regressions.
-    assert r["rank_accuracy"] >= 0.94, r
-    assert r["read"] / max(1, r["dets"]) >= 0.95, r  # precision
+    # stage 6 and fitted quads, all paired greedily; 0.972 paired one to one
+    # at best); this guards against regressions.
+    assert r["rank_accuracy"] >= 0.96 and r["rank_accuracy_greedy"] >= 0.94, r
+    assert r["read"] / max(1, r["dets"]) >= 0.97, r  # precision
 
 
 @pytest.mark.slow

@@ -145,7 +145,9 @@ def main() -> int:
             print(f"{prefix}real photos {split}: rank accuracy {r['rank_accuracy']:.3f} recall {r['recall']:.3f} "
                   f"precision {r['read'] / max(1, r['dets']):.3f} "
                   f"({r['read']}/{r['gt']} read, {r['found']} found, {r['dets']} detections, "
-                  f"{r['ms_per_image']:.0f} ms/image)", file=sys.stderr)
+                  f"{r['ms_per_image']:.0f} ms/image; paired greedily as before 2026-11-24 18:45: rank accuracy "
+                  f"{r['rank_accuracy_greedy']:.3f} recall {r['recall_greedy']:.3f} precision {r['precision_greedy']:.3f})",
+                  file=sys.stderr)
     r = evaluate.eval_heldout_crops(n_per_card=args.crops, detector=det)
     r1 = evaluate.eval_heldout_crops(n_per_card=args.crops, detector=det, views=1)
     out["heldout_crops"] = {"top1": round(r["top1"], 4), "per_deck": {k: round(v, 4) for k, v in r["per_deck"].items()},

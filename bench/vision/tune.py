@@ -102,7 +102,8 @@ def main() -> int:
         r = evaluate.eval_real_photos("train", det, names=val)
         recall, precision = score(det, scenes)
         row = {"real_val_recall": round(r["recall"], 3), "real_val_rank_acc": round(r["rank_accuracy"], 3),
-               "real_val_precision": round(r["precision"], 3), "scene_recall": recall,
+               "real_val_precision": round(r["precision"], 3),
+               "real_val_rank_acc_greedy": round(r["rank_accuracy_greedy"], 3), "scene_recall": recall,
                "scene_precision": precision, "ms_per_photo": round(r["ms_per_image"], 1)}
         if apart:
             row["apart_recall"], row["apart_precision"] = score(det, apart)
