@@ -164,6 +164,10 @@ class CardDetector:
     ``nudge`` 0.853 / 0.956 (two false cards for two found), the surest
     assignment 0.853 / 0.964, both 0.856 / 0.960, both with ``nudge_conf``
     0.9 0.856 / 0.964 (training decks' scenes 0.847 -> 0.843): shipped.
+    Boxes overlapping a card found by more than ``nudge_skip_iou`` 0.85
+    (the found card boxed twice) are not nudged: the four tuning sets
+    unchanged, 286 -> 278 ms an overlap scene (0.75 loses a card; 220 ms
+    without nudging, same run).
     """
 
     def __init__(self, model_dir: str | Path | None = None, threads: int = 1,
@@ -175,7 +179,7 @@ class CardDetector:
                  read_views: int = 3, refit: bool = True, fallback_iou: float = 0.8, under: float = 0.95,
                  under_conf: float = 0.8, under_conf_rare: float = 0.97, nudge: int = 4, nudge_starts: int = 4,
                  nudge_size: float = 0.25, nudge_keep: int = 2, best_assignment: bool = True,
-                 nudge_conf: float = 0.9):
+                 nudge_conf: float = 0.9, nudge_skip_iou: float = 0.85):
         self.model_dir = Path(model_dir) if model_dir else MODELS_DIR
         self.classifier = CornerClassifier(self.model_dir / "card_classifier.onnx", threads=threads)
         # the learned localiser, when the model directory ships one (None: use it if present)
@@ -199,6 +203,7 @@ class CardDetector:
         self.nudge_keep = nudge_keep
         self.best_assignment = best_assignment
         self.nudge_conf = nudge_conf
+        self.nudge_skip_iou = nudge_skip_iou
         self.read_views = read_views
         self.gate_iou = gate_iou
         self.edge_peaks = edge_peaks
@@ -427,7 +432,9 @@ class CardDetector:
         from .nudge import nudge
         from .proposals import box_quads
 
-        left = [bi for bi in range(len(props)) if bi not in found]
+        # a box overlapping a card found by more than nudge_skip_iou is that card boxed twice
+        left = [bi for bi in range(len(props)) if bi not in found
+                and not any(_iou(props[bi][0], d.box) > self.nudge_skip_iou for d in dets)]
         if not left:
             return []
         h, w = image_bgr.shape[:2]
