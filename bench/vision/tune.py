@@ -59,6 +59,7 @@ def main() -> int:
     ap.add_argument("--nudge-keep", default="2", help="starts per box that climb (0: all)")
     ap.add_argument("--nudge-conf", default="0.9", help="the least confidence of a card read through a nudged rectangle")
     ap.add_argument("--nudge-skip-iou", default="0.85", help="boxes overlapping a card found by more than this are not nudged")
+    ap.add_argument("--avoid-iou", default="0.75", help="fitted rectangles keep clear of the cards found by this quad IoU")
     ap.add_argument("--best-assignment", default="1", help="1: boxes to cards by the surest assignment of the picture, 0: greedily")
     ap.add_argument("--design-val", type=int, default=0,
                     help="top-1 of the classifier on rectified cards of this many unseen generated designs, then stop")
@@ -122,18 +123,18 @@ def main() -> int:
                                                                   args.whole, args.edge_peaks, args.second_reads, args.fitted, args.read_views,
                                                                   args.refit, args.fallback_iou, args.under, args.under_conf, args.under_conf_rare,
                                                                   args.nudge, args.nudge_keep, args.best_assignment,
-                                                                  args.nudge_conf, args.nudge_skip_iou)]
-    for sz, lc, gate, mc, nms, trim, whole, peaks, second, fit, views, refit, fb, under, uc, ucr, nudge, nkeep, best, nconf, nskip in itertools.product(*grid):
+                                                                  args.nudge_conf, args.nudge_skip_iou, args.avoid_iou)]
+    for sz, lc, gate, mc, nms, trim, whole, peaks, second, fit, views, refit, fb, under, uc, ucr, nudge, nkeep, best, nconf, nskip, avoid in itertools.product(*grid):
         det = CardDetector(args.model_dir, localiser=True, localiser_conf=lc, gate_iou=gate, min_conf=mc,
                            localiser_imgsz=sz, localiser_iou=nms, box_trim=trim,
                            whole_image_classical=bool(whole), edge_peaks=int(peaks), second_reads=int(second), fitted=int(fit),
                            read_views=int(views), refit=bool(refit), fallback_iou=fb, under=under, under_conf=uc, under_conf_rare=ucr,
                            nudge=int(nudge), nudge_keep=int(nkeep),
                            best_assignment=bool(best), nudge_conf=nconf,
-                           nudge_skip_iou=nskip)
+                           nudge_skip_iou=nskip, avoid_iou=avoid)
         rows.append({"config": f"localiser {'+'.join(map(str, sz))} px conf {lc} nms {nms} trim {trim} gate {gate} min_conf {mc} "
                                f"whole-image classical {bool(whole)} edge peaks {int(peaks)} second reads {int(second)} fitted {int(fit)} read views {int(views)} "
-                               f"refit {bool(refit)} fallback iou {fb} under {under} under conf {uc} rare {ucr} nudge {int(nudge)} keep {int(nkeep)} best assignment {bool(best)} nudge conf {nconf} skip iou {nskip}",
+                               f"refit {bool(refit)} fallback iou {fb} under {under} under conf {uc} rare {ucr} nudge {int(nudge)} keep {int(nkeep)} best assignment {bool(best)} nudge conf {nconf} skip iou {nskip} avoid iou {avoid}",
                      **run(det)})
         print(json.dumps(rows[-1]), flush=True)
     return 0
