@@ -48,7 +48,7 @@ def main() -> int:
     ap.add_argument("--trim", default="0", help="box_variants trim (0: the box alone)")
     ap.add_argument("--whole", default="1", help="1: also the classical localiser on the whole image, 0: not")
     ap.add_argument("--second-reads", default="3", help="reads per box kept for when its surest is a neighbour's card")
-    ap.add_argument("--fitted", default="3", help="edge-fitted quads read in a box nothing else was read in (0: none)")
+    ap.add_argument("--fitted", default="4", help="edge-fitted quads read in a box nothing else was read in (0: none)")
     ap.add_argument("--read-views", default="3", help="corner windows of the final read of each card found")
     ap.add_argument("--refit", default="1", help="1: boxes left without a card are read through fitted quads too")
     ap.add_argument("--under", default="0.95", help="read cards under a found card in boxes whose IoU with it is below this")
