@@ -29,6 +29,34 @@ sys.path.insert(0, str(ROOT))
 import numpy as np  # noqa: E402
 
 
+# The detector settings tried: (option, CardDetector keyword, type, default, what it does); each
+# option takes a comma-separated list and every combination is measured.
+KNOBS: list[tuple[str, str, type, str, str]] = [
+    ("--loc-conf", "localiser_conf", float, "0.25,0.4,0.55", "the localiser's least box score"),
+    ("--gate", "gate_iou", float, "0,0.5", "a classical quad is kept only inside a box by this IoU (0: every one)"),
+    ("--min-conf", "min_conf", float, "0.6", "the least confidence of a card read"),
+    ("--nms", "localiser_iou", float, "0.75", "the localiser's box NMS IoU"),
+    ("--trim", "box_trim", float, "0", "box_variants trim (0: the box alone)"),
+    ("--whole", "whole_image_classical", bool, "1", "1: also the classical localiser on the whole image, 0: not"),
+    ("--edge-peaks", "edge_peaks", int, "1", "edge directions per box turned into card quads (0: none)"),
+    ("--second-reads", "second_reads", int, "3", "reads per box kept for when its surest is a neighbour's card"),
+    ("--fitted", "fitted", int, "4", "edge-fitted quads read in a box nothing else was read in (0: none)"),
+    ("--read-views", "read_views", int, "3", "corner windows of the final read of each card found"),
+    ("--refit", "refit", bool, "1", "1: boxes left without a card are read through fitted quads too"),
+    ("--fallback-iou", "fallback_iou", float, "0.8", "a fall-back read's quad may overlap a claimed card's this much"),
+    ("--under", "under", float, "0.95", "read cards under a found card in boxes whose IoU with it is below this"),
+    ("--under-conf", "under_conf", float, "0.8", "the least confidence of a card read under another"),
+    ("--under-conf-rare", "under_conf_rare", float, "0.97", "the same for a back or a joker"),
+    ("--nudge", "nudge", int, "4", "rounds of nudging the rectangles of boxes left without a card (0: off)"),
+    ("--nudge-keep", "nudge_keep", int, "2", "starts per box that climb (0: all)"),
+    ("--nudge-conf", "nudge_conf", float, "0.9", "the least confidence of a card read through a nudged rectangle"),
+    ("--nudge-skip-iou", "nudge_skip_iou", float, "0.85", "boxes overlapping a card found by more than this are not nudged"),
+    ("--avoid-iou", "avoid_iou", float, "0.75", "fitted rectangles keep clear of the cards found by this quad IoU"),
+    ("--best-assignment", "best_assignment", bool, "1",
+     "1: boxes to cards by the surest assignment of the picture, 0: greedily"),
+]
+
+
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--model-dir", default=None)
@@ -39,28 +67,9 @@ def main() -> int:
                     help="also this many overlap scenes of the validation designs gen-60 .. gen-99, which no classifier "
                          "stage trained on (seed 97): the held-out decks' conditions without the held-out decks")
     ap.add_argument("--no-classical", action="store_true", help="skip the classical-only row")
-    ap.add_argument("--loc-conf", default="0.25,0.4,0.55")
-    ap.add_argument("--gate", default="0,0.5")
-    ap.add_argument("--min-conf", default="0.6")
-    ap.add_argument("--edge-peaks", default="1", help="edge directions per box turned into card quads (0: none)")
     ap.add_argument("--imgsz", default="320+480", help="localiser input sizes (long side) to try; 320+480 runs both")
-    ap.add_argument("--nms", default="0.75", help="the localiser's box NMS IoU")
-    ap.add_argument("--trim", default="0", help="box_variants trim (0: the box alone)")
-    ap.add_argument("--whole", default="1", help="1: also the classical localiser on the whole image, 0: not")
-    ap.add_argument("--second-reads", default="3", help="reads per box kept for when its surest is a neighbour's card")
-    ap.add_argument("--fitted", default="4", help="edge-fitted quads read in a box nothing else was read in (0: none)")
-    ap.add_argument("--read-views", default="3", help="corner windows of the final read of each card found")
-    ap.add_argument("--refit", default="1", help="1: boxes left without a card are read through fitted quads too")
-    ap.add_argument("--under", default="0.95", help="read cards under a found card in boxes whose IoU with it is below this")
-    ap.add_argument("--under-conf-rare", default="0.97", help="the same for a back or a joker")
-    ap.add_argument("--under-conf", default="0.8", help="the least confidence of a card read under another")
-    ap.add_argument("--fallback-iou", default="0.8", help="a fall-back read's quad may overlap a claimed card's this much")
-    ap.add_argument("--nudge", default="4", help="rounds of nudging the rectangles of boxes left without a card (0: off)")
-    ap.add_argument("--nudge-keep", default="2", help="starts per box that climb (0: all)")
-    ap.add_argument("--nudge-conf", default="0.9", help="the least confidence of a card read through a nudged rectangle")
-    ap.add_argument("--nudge-skip-iou", default="0.85", help="boxes overlapping a card found by more than this are not nudged")
-    ap.add_argument("--avoid-iou", default="0.75", help="fitted rectangles keep clear of the cards found by this quad IoU")
-    ap.add_argument("--best-assignment", default="1", help="1: boxes to cards by the surest assignment of the picture, 0: greedily")
+    for option, _, _, default, what in KNOBS:
+        ap.add_argument(option, default=default, help=what)
     ap.add_argument("--design-val", type=int, default=0,
                     help="top-1 of the classifier on rectified cards of this many unseen generated designs, then stop")
     args = ap.parse_args()
@@ -119,22 +128,13 @@ def main() -> int:
         rows = [{"config": "classical only", **run(CardDetector(args.model_dir, localiser=False))}]
         print(json.dumps(rows[-1]), flush=True)
     sizes = [tuple(int(x) for x in v.split("+")) for v in args.imgsz.split(",")]
-    grid = [sizes] + [list(map(float, v.split(","))) for v in (args.loc_conf, args.gate, args.min_conf, args.nms, args.trim,
-                                                                  args.whole, args.edge_peaks, args.second_reads, args.fitted, args.read_views,
-                                                                  args.refit, args.fallback_iou, args.under, args.under_conf, args.under_conf_rare,
-                                                                  args.nudge, args.nudge_keep, args.best_assignment,
-                                                                  args.nudge_conf, args.nudge_skip_iou, args.avoid_iou)]
-    for sz, lc, gate, mc, nms, trim, whole, peaks, second, fit, views, refit, fb, under, uc, ucr, nudge, nkeep, best, nconf, nskip, avoid in itertools.product(*grid):
-        det = CardDetector(args.model_dir, localiser=True, localiser_conf=lc, gate_iou=gate, min_conf=mc,
-                           localiser_imgsz=sz, localiser_iou=nms, box_trim=trim,
-                           whole_image_classical=bool(whole), edge_peaks=int(peaks), second_reads=int(second), fitted=int(fit),
-                           read_views=int(views), refit=bool(refit), fallback_iou=fb, under=under, under_conf=uc, under_conf_rare=ucr,
-                           nudge=int(nudge), nudge_keep=int(nkeep),
-                           best_assignment=bool(best), nudge_conf=nconf,
-                           nudge_skip_iou=nskip, avoid_iou=avoid)
-        rows.append({"config": f"localiser {'+'.join(map(str, sz))} px conf {lc} nms {nms} trim {trim} gate {gate} min_conf {mc} "
-                               f"whole-image classical {bool(whole)} edge peaks {int(peaks)} second reads {int(second)} fitted {int(fit)} read views {int(views)} "
-                               f"refit {bool(refit)} fallback iou {fb} under {under} under conf {uc} rare {ucr} nudge {int(nudge)} keep {int(nkeep)} best assignment {bool(best)} nudge conf {nconf} skip iou {nskip} avoid iou {avoid}",
+    values = [[cast(float(x)) for x in getattr(args, option[2:].replace("-", "_")).split(",")]
+              for option, _, cast, _, _ in KNOBS]
+    for sz, *chosen in itertools.product(sizes, *values):
+        kwargs = {kwarg: v for (_, kwarg, _, _, _), v in zip(KNOBS, chosen)}
+        det = CardDetector(args.model_dir, localiser=True, localiser_imgsz=sz, **kwargs)
+        rows.append({"config": f"localiser {'+'.join(map(str, sz))} px "
+                               + " ".join(f"{option[2:]} {v}" for (option, *_), v in zip(KNOBS, chosen)),
                      **run(det)})
         print(json.dumps(rows[-1]), flush=True)
     return 0

@@ -433,16 +433,16 @@ class CardDetector:
         towards more of a card not yet found, its box still the localiser's
         (IoU 0.6 or more).  A box's surest card is reported when read surer
         than ``nudge_conf`` (``under_conf_rare`` for a back or a joker), if
-        no card has it, its rectangle overlaps no
-        card found by more than ``fallback_iou``, and its width is within
-        ``nudge_size`` of the cards found (cards of one picture are about
-        one size: a rectangle grown over a pile read a four of clubs in a
-        pile of nines)."""
+        no card has it, its rectangle overlaps no card found by more than
+        ``fallback_iou``, and its width is within ``nudge_size`` of the
+        cards found (cards of one picture are about one size: a rectangle
+        grown over a pile read a four of clubs in a pile of nines).  Boxes
+        overlapping a card found by more than ``nudge_skip_iou`` are that
+        card boxed twice and are not nudged."""
         from .localise import quad_iou, warp_card
         from .nudge import nudge
         from .proposals import box_quads
 
-        # a box overlapping a card found by more than nudge_skip_iou is that card boxed twice
         left = [bi for bi in range(len(props)) if bi not in found
                 and not any(_iou(props[bi][0], d.box) > self.nudge_skip_iou for d in dets)]
         if not left:
@@ -526,8 +526,9 @@ class CardDetector:
         from .assign import best_assignment
         from .localise import quad_iou
 
+        back = self.classes.index("back")
         boxes = list(ranked)
-        cards = sorted({ci for r in ranked.values() for _, ci, _, _ in r if self.classes[ci] != "back"})
+        cards = sorted({ci for r in ranked.values() for _, ci, _, _ in r if ci != back})
         col = {ci: j for j, ci in enumerate(cards)}
         n, k = len(boxes), len(cards)
         big = 1e6
@@ -536,14 +537,14 @@ class CardDetector:
         for i, bi in enumerate(boxes):
             cost[i, k + n + i] = 0.0
             for c, ci, _, _ in ranked[bi]:
-                cost[i, k + i if self.classes[ci] == "back" else col[ci]] = -c
+                cost[i, k + i if ci == back else col[ci]] = -c
         for _ in range(n + 1):
             pick = best_assignment(cost)
             chosen = {}
             for i, j in enumerate(pick):
                 if j >= k + n:
                     continue
-                ci = cards[j] if j < k else self.classes.index("back")
+                ci = cards[j] if j < k else back
                 rank, (c, _, q, p) = next((r, t) for r, t in enumerate(ranked[boxes[i]]) if t[1] == ci)
                 chosen[i] = (rank, j, c, ci, q, p)
             seen_again = [(i, j) for i, (rank, j, _, _, q, _) in chosen.items() if rank > 0 and any(

@@ -24,6 +24,7 @@ height ``CARD_ASPECT * a`` (the corner order of
 from __future__ import annotations
 
 import math
+from collections import Counter
 from typing import Callable, Sequence
 
 import numpy as np
@@ -92,19 +93,16 @@ def nudge(starts: Sequence[np.ndarray], score: Callable[[list[np.ndarray]], list
     best = list(score([card_quad(r) for r in rects])) if rects else []
     climb = set(range(len(rects)))
     if groups is not None and keep > 0:
-        ranked = sorted(range(len(rects)), key=lambda i: -best[i][0])
-        climb = {i for i in ranked if sum(1 for j in ranked[:ranked.index(i)] if groups[j] == groups[i]) < keep}
+        climb, taken = set(), Counter()
+        for i in sorted(range(len(rects)), key=lambda i: -best[i][0]):
+            if taken[groups[i]] < keep:
+                climb.add(i)
+                taken[groups[i]] += 1
     s, turn = step, math.radians(turn_deg)
     for _ in range(rounds):
-        tries = [(i, n) for i, r in enumerate(rects) if i in climb for n in _neighbours(r, s, turn) if n[2] > 1]
-        quads = [card_quad(n) for _, n in tries]
-        keep = [fits(i, q) for (i, _), q in zip(tries, quads)]
-        scored = score([q for q, k in zip(quads, keep) if k])
-        it = iter(scored)
-        for (i, n), k in zip(tries, keep):
-            if not k:
-                continue
-            v = next(it)
+        tries = [(i, n, q) for i in sorted(climb) for n in _neighbours(rects[i], s, turn) if n[2] > 1
+                 for q in (card_quad(n),) if fits(i, q)]
+        for (i, n, _), v in zip(tries, score([q for _, _, q in tries])):
             if v[0] > best[i][0]:
                 best[i], rects[i] = v, n
         s *= shrink
