@@ -440,3 +440,25 @@ def test_a_covered_cards_whole_outline_is_not_scored_against_the_label_of_the_ca
     r = eval_real_photos("train", CardDetector(), names=["IMG_2648.JPG"])
     assert (r["gt"], r["read"], r["dets"]) == (3, 3, 3), r
     assert r["read_greedy"] == 1, r
+
+
+@needs_model
+@pytest.mark.parametrize("reach", [0.9, 0.0])
+def test_a_box_round_a_pile_whose_top_card_is_found_is_nudged_for_the_card_under(reach):
+    """One localiser box round a pile of two, the top card (``HK``) found
+    in it: the box reaches beyond its card (IoU under ``nudge_under``), so
+    rectangles fitted apart from the cards found are nudged there too, and
+    the card under it is reported once read surely through three corner
+    windows.  Without the step the box, having its card, is left alone."""
+    from tablecam.vision.detector import CardDetector
+
+    img, (s7, hk) = _two_cards(35, 5)
+    det = CardDetector(nudge_under=reach)
+    top = det._detection(hk, np.zeros(len(det.classes)), det.classes.index("HK"), 0.99, 520, 520)
+    both = np.concatenate([s7, hk])
+    props = [(tuple(float(v) for v in both.min(axis=0)) + tuple(float(v) for v in both.max(axis=0)), 0.9, None)]
+    found = det._nudged(img, props, {0: top}, [top], {})
+    if reach:
+        assert [d.card for d in found] == ["S7"] and _mask_iou(found[0].quad / 3, s7 / 3) > 0.8
+    else:
+        assert found == []

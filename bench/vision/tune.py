@@ -52,6 +52,9 @@ KNOBS: list[tuple[str, str, type, str, str]] = [
     ("--nudge-conf", "nudge_conf", float, "0.9", "the least confidence of a card read through a nudged rectangle"),
     ("--nudge-skip-iou", "nudge_skip_iou", float, "0.85", "boxes overlapping a card found by more than this are not nudged"),
     ("--avoid-iou", "avoid_iou", float, "0.75", "fitted rectangles keep clear of the cards found by this quad IoU"),
+    ("--nudge-fitted", "nudge_fitted", int, "0", "edge-fitted rectangles clear of the cards found added as nudge starts"),
+    ("--nudge-under", "nudge_under", float, "0.9", "found boxes reaching beyond their card (IoU under this) nudged too"),
+    ("--nudge-views", "nudge_views", int, "3", "a nudged card read again through this many corner windows must stay sure"),
     ("--best-assignment", "best_assignment", bool, "1",
      "1: boxes to cards by the surest assignment of the picture, 0: greedily"),
 ]
