@@ -55,6 +55,8 @@ KNOBS: list[tuple[str, str, type, str, str]] = [
     ("--nudge-fitted", "nudge_fitted", int, "0", "edge-fitted rectangles clear of the cards found added as nudge starts"),
     ("--nudge-under", "nudge_under", float, "0.9", "found boxes reaching beyond their card (IoU under this) nudged too"),
     ("--nudge-views", "nudge_views", int, "3", "a nudged card read again through this many corner windows must stay sure"),
+    ("--weak-conf", "weak_conf", float, "0.2", "boxes scored from this to --loc-conf are read only by nudging (1: none)"),
+    ("--nudge-back-iou", "nudge_back_iou", float, "0.45", "a nudged back overlapping a back found by more than this is that back"),
     ("--best-assignment", "best_assignment", bool, "1",
      "1: boxes to cards by the surest assignment of the picture, 0: greedily"),
 ]
