@@ -57,6 +57,7 @@ KNOBS: list[tuple[str, str, type, str, str]] = [
     ("--nudge-views", "nudge_views", int, "3", "a nudged card read again through this many corner windows must stay sure"),
     ("--weak-conf", "weak_conf", float, "0.2", "boxes scored from this to --loc-conf are read only by nudging (1: none)"),
     ("--nudge-back-iou", "nudge_back_iou", float, "0.45", "a nudged back overlapping a back found by more than this is that back"),
+    ("--pips", "pips", float, "20", "weight of the pip count as evidence of a number card's rank in the final read (0: off)"),
     ("--best-assignment", "best_assignment", bool, "1",
      "1: boxes to cards by the surest assignment of the picture, 0: greedily"),
 ]
@@ -89,13 +90,14 @@ def main() -> int:
         from tablecam.vision.designs import VALIDATION_DESIGNS, generated_decks
 
         unseen = generated_decks(VALIDATION_DESIGNS.start + args.design_val)[VALIDATION_DESIGNS.start:]
-        r = evaluate.eval_heldout_crops(n_per_card=4, seed=321, decks=unseen,
-                                        detector=CardDetector(args.model_dir, localiser=False,
-                                                              read_views=int(args.read_views.split(",")[0])))
-        wrong = r["confusions"]
-        no_jk = sum(1 for d, code, pred in wrong if code != "JK")
-        print(json.dumps({"design_val_top1": round(r["top1"], 4), "n": r["n"], "errors": len(wrong),
-                          "errors_not_joker": no_jk}))
+        for pips in (float(v) for v in args.pips.split(",")):
+            r = evaluate.eval_heldout_crops(n_per_card=4, seed=321, decks=unseen,
+                                            detector=CardDetector(args.model_dir, localiser=False, pips=pips,
+                                                                  read_views=int(args.read_views.split(",")[0])))
+            wrong = r["confusions"]
+            no_jk = sum(1 for d, code, pred in wrong if code != "JK")
+            print(json.dumps({"pips": pips, "design_val_top1": round(r["top1"], 4), "n": r["n"],
+                              "errors": len(wrong), "errors_not_joker": no_jk}), flush=True)
         return 0
     _, val = split_real_train()
     rng = np.random.default_rng(99)

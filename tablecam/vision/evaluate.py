@@ -184,7 +184,9 @@ def eval_heldout_crops(n_per_card: int = 20, seed: int = 123, decks: list[str] |
         for code in codes:
             face = render_face(code, deck)
             cards = [corner_sample(face, rng, occlude=0.0, pool=pool) for _ in range(n_per_card)]
-            for p in det.classifier.classify_cards(cards, views=views or getattr(det, "read_views", 1)):
+            probs = (det.classifier.classify_cards(cards, views=views) if views or not hasattr(det, "read_found")
+                     else det.read_found(cards))
+            for p in probs:
                 pred = det.classes[int(np.argmax(p))]
                 n += 1
                 ok += pred == code

@@ -1,0 +1,110 @@
+"""Count the pips of a rectified number card: a second witness of its rank.
+
+The corner classifier reads a card from its index alone, and on packs it
+never saw it confuses ranks whose index glyphs look alike in a small or
+unusual font (five and eight, four and six, two and three; on 20
+generated designs no stage trained on, 74 of 140 errors kept the suit and
+missed the rank).  The pips in the middle of a two to ten say the rank in
+a way every pack shares: so many signs of one size, laid out between the
+index columns.  Counting them is classical image work (ink against the
+card's paper, connected blobs of one size) and needs no training.
+
+:func:`count_pips` gives the count or ``None`` when the middle of the card
+does not look like pips (a court card's picture, an ace's ornament, a card
+half under another, blur that merges signs): it is only a witness, and
+:func:`with_pips` weighs it against what the classifier read, so it
+decides only between ranks the classifier already finds likely.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+# the middle of a 250x350 rectified card where pips lie, clear of the index columns
+PIP_REGION = (0.17, 0.06, 0.83, 0.94)
+RANK_OF_COUNT = {2: "2", 3: "3", 4: "4", 5: "5", 6: "6", 7: "7", 8: "8", 9: "9", 10: "T"}
+
+
+def ink_mask(card_bgr: np.ndarray) -> np.ndarray:
+    """Ink (dark or coloured print) against the card's paper, as a uint8
+    mask: each pixel's darkest channel against the paper around it (a
+    large closing), so a shadow or a tinted paper is not ink."""
+    import cv2
+
+    low = card_bgr.min(axis=2).astype(np.float32)
+    k = max(3, round(card_bgr.shape[1] * 0.18)) | 1  # wider than a pip
+    paper = cv2.morphologyEx(low, cv2.MORPH_CLOSE, np.ones((k, k), np.uint8))
+    paper = cv2.GaussianBlur(paper, (0, 0), k / 5)
+    ratio = low / np.maximum(paper, 1.0)
+    mask = (ratio < 0.62).astype(np.uint8) * 255
+    return cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((2, 2), np.uint8))
+
+
+def count_pips(card_bgr: np.ndarray, region: tuple[float, float, float, float] = PIP_REGION,
+               spread: float = 2.2) -> int | None:
+    """The number of pips in the middle of a rectified card (2 to 10), or
+    None when the blobs there are not a set of like pips.
+
+    The blobs kept are those of at least 0.4% of the region; they must be
+    2 to 10, of sizes within ``spread`` of each other, and none much larger
+    (a court card's picture or frame is one large blob).
+
+    >>> import cv2
+    >>> card = np.full((350, 250, 3), 235, np.uint8)
+    >>> for x, y in [(80, 80), (170, 80), (125, 175), (80, 270), (170, 270)]:
+    ...     _ = cv2.circle(card, (x, y), 16, (20, 20, 190), -1)
+    >>> count_pips(card)
+    5
+    >>> count_pips(np.full((350, 250, 3), 235, np.uint8)) is None
+    True
+    """
+    import cv2
+
+    if card_bgr is None or card_bgr.ndim != 3 or card_bgr.size == 0:
+        return None
+    # half the rectified size: a pip is still 15 pixels or more, at a quarter of the work
+    card_bgr = cv2.resize(card_bgr, (125, 175), interpolation=cv2.INTER_AREA)
+    x0, y0, x1, y1 = (int(round(v * s)) for v, s in zip(region, (125, 175, 125, 175)))
+    mask = ink_mask(card_bgr)[y0:y1, x0:x1]
+    n, _, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
+    area = mask.shape[0] * mask.shape[1]
+    blobs = [int(a) for a in stats[1:, cv2.CC_STAT_AREA] if a >= 0.004 * area]
+    if not 2 <= len(blobs) <= 10:
+        return None
+    blobs.sort()
+    if blobs[-1] > spread * blobs[0] or blobs[-1] > 0.12 * area:
+        return None
+    return len(blobs)
+
+
+def with_pips(probs: np.ndarray, classes: list[str], count: int | None, ratio: float = 20.0) -> np.ndarray:
+    """The classifier's ``probs`` with the pip count as evidence: when the
+    classifier's choice is a number card and the pips count ``count``, the
+    number cards of that rank weigh ``ratio`` times more, and the whole is
+    renormalised (the count is right about 19 times in 20 on packs no
+    stage trained on).  A court card, ace, joker, back or ``none`` read,
+    or no count, leaves ``probs`` as they are: a court card's picture may
+    count as two pips.
+
+    >>> classes = ["S5", "S8", "H8", "none"]
+    >>> [round(float(v), 2) for v in with_pips(np.array([0.2, 0.7, 0.05, 0.05]), classes, 5)]
+    [0.83, 0.15, 0.01, 0.01]
+    >>> with_pips(np.array([0.2, 0.7, 0.05, 0.05]), classes, None).tolist()
+    [0.2, 0.7, 0.05, 0.05]
+    >>> [round(float(v), 3) for v in with_pips(np.array([0.001, 0.95, 0.01, 0.039]), classes, 5)]  # sure of the eight
+    [0.02, 0.932, 0.01, 0.038]
+    """
+    top = classes[int(np.argmax(probs))]
+    if count is None or len(top) != 2 or top[1] not in "23456789T":
+        return probs
+    rank = RANK_OF_COUNT.get(count)
+    if rank is None:
+        return probs
+    out = np.asarray(probs, np.float64).copy()
+    for i, c in enumerate(classes):
+        if len(c) == 2 and c[1] == rank:
+            out[i] *= ratio
+    return (out / out.sum()).astype(np.asarray(probs).dtype)
+
+
+__all__ = ["count_pips", "with_pips", "ink_mask", "PIP_REGION"]
