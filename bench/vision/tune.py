@@ -58,6 +58,7 @@ KNOBS: list[tuple[str, str, type, str, str]] = [
     ("--weak-conf", "weak_conf", float, "0.2", "boxes scored from this to --loc-conf are read only by nudging (1: none)"),
     ("--nudge-back-iou", "nudge_back_iou", float, "0.45", "a nudged back overlapping a back found by more than this is that back"),
     ("--pips", "pips", float, "20", "weight of the pip count as evidence of a number card's rank in the final read (0: off)"),
+    ("--nudge-under-starts", "nudge_under_starts", int, "4", "fitted rectangles nudged in a box reaching beyond its card"),
     ("--best-assignment", "best_assignment", bool, "1",
      "1: boxes to cards by the surest assignment of the picture, 0: greedily"),
 ]

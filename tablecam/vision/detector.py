@@ -226,7 +226,8 @@ class CardDetector:
                  nudge_size: float = 0.25, nudge_keep: int = 2, best_assignment: bool = True,
                  nudge_conf: float = 0.9, nudge_skip_iou: float = 0.85, avoid_iou: float = 0.75,
                  nudge_fitted: int = 0, nudge_under: float = 0.9, nudge_views: int = 3,
-                 weak_conf: float | None = 0.2, nudge_back_iou: float = 0.45, pips: float = 20.0):
+                 weak_conf: float | None = 0.2, nudge_back_iou: float = 0.45, pips: float = 20.0,
+                 nudge_under_starts: int = 4):
         self.model_dir = Path(model_dir) if model_dir else MODELS_DIR
         self.classifier = CornerClassifier(self.model_dir / "card_classifier.onnx", threads=threads)
         # the learned localiser, when the model directory ships one (None: use it if present)
@@ -259,6 +260,7 @@ class CardDetector:
         self.nudge_views = nudge_views
         self.nudge_back_iou = nudge_back_iou
         self.pips = pips
+        self.nudge_under_starts = nudge_under_starts
         self.read_views = read_views
         self.gate_iou = gate_iou
         self.edge_peaks = edge_peaks
@@ -535,7 +537,7 @@ class CardDetector:
                 starts.append(q)
                 start_box.append(bi)
         for bi in beyond:
-            for q in fitted_quads(image_bgr, props[bi][0], top=self.nudge_fitted or self.fitted,
+            for q in fitted_quads(image_bgr, props[bi][0], top=self.nudge_under_starts,
                                   width=_short_side(found[bi].quad), avoid=found_quads, avoid_iou=self.avoid_iou):
                 starts.append(q)
                 start_box.append(bi)
