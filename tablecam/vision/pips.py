@@ -22,6 +22,8 @@ import numpy as np
 
 # the middle of a 250x350 rectified card where pips lie, clear of the index columns
 PIP_REGION = (0.17, 0.06, 0.83, 0.94)
+# a pixel is ink where its darkest channel is under this share of the paper around it
+INK_RATIO = 0.7
 RANK_OF_COUNT = {2: "2", 3: "3", 4: "4", 5: "5", 6: "6", 7: "7", 8: "8", 9: "9", 10: "T"}
 
 
@@ -36,7 +38,7 @@ def ink_mask(card_bgr: np.ndarray) -> np.ndarray:
     paper = cv2.morphologyEx(low, cv2.MORPH_CLOSE, np.ones((k, k), np.uint8))
     paper = cv2.GaussianBlur(paper, (0, 0), k / 5)
     ratio = low / np.maximum(paper, 1.0)
-    mask = (ratio < 0.62).astype(np.uint8) * 255
+    mask = (ratio < INK_RATIO).astype(np.uint8) * 255
     return cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((2, 2), np.uint8))
 
 
