@@ -514,9 +514,8 @@ class CardDetector:
         through ``nudge_views`` corner windows, as the final read will be,
         and must stay above its floor (reads just over it through one
         window were the false cards of this step)."""
-        from .localise import quad_iou, warp_card
+        from .localise import warp_card
         from .nudge import nudge
-        from .proposals import box_quads, fitted_quads
 
         left = [bi for bi in range(len(props)) if bi not in found
                 and not any(_iou(props[bi][0], d.box) > self.nudge_skip_iou for d in dets)]
@@ -526,24 +525,8 @@ class CardDetector:
         h, w = image_bgr.shape[:2]
         have = {d.card for d in dets if d.card != "back"}
         off = [self.classes.index(c) for c in have] + [self.classes.index("none")]
-        starts, start_box = [], []
         width = float(np.median([_short_side(d.quad) for d in dets])) if dets else None
-        found_quads = [d.quad for d in dets]
-        for bi in left:
-            surest = sorted(reads_of_box.get(bi, {}).values(), key=lambda r: -r[0])
-            qs = list(box_quads(props[bi][0])) + [q for _, q, _ in surest]
-            qs = qs[:self.nudge_starts]
-            if self.nudge_fitted:
-                qs += fitted_quads(image_bgr, props[bi][0], top=self.nudge_fitted, width=width,
-                                   avoid=found_quads, avoid_iou=self.avoid_iou)
-            for q in qs:
-                starts.append(q)
-                start_box.append(bi)
-        for bi in beyond:
-            for q in fitted_quads(image_bgr, props[bi][0], top=self.nudge_under_starts,
-                                  width=_short_side(found[bi].quad), avoid=found_quads, avoid_iou=self.avoid_iou):
-                starts.append(q)
-                start_box.append(bi)
+        starts, start_box = self._nudge_starts(image_bgr, props, left, beyond, found, dets, reads_of_box, width)
 
         def score(quads: list[np.ndarray]) -> list[tuple[float, np.ndarray]]:
             out = []
@@ -565,14 +548,7 @@ class CardDetector:
                 continue  # under a found card: a back is that card seen again, a joker a picture misread
             if conf >= self._floor(ci, self.nudge_conf, self.under_conf_rare) and conf > best.get(bi, (0.0,))[0]:
                 best[bi] = (conf, ci, q, p)
-        if self.nudge_views > 1 and best:
-            # the winners read again through more corner windows, as the final read will
-            keys = list(best)
-            for bi, p in zip(keys, self.classifier.classify_cards([warp_card(image_bgr, best[bi][2]) for bi in keys],
-                                                                  views=self.nudge_views)):
-                conf, ci, q, _ = best[bi]
-                if float(p[ci]) < self._floor(ci, self.nudge_conf, self.under_conf_rare):
-                    del best[bi]
+        self._confirm(image_bgr, best)
         out: list[Detection] = []
         for conf, ci, q, p in sorted(best.values(), key=lambda t: -t[0]):
             if not self._new_card(self.classes[ci], q, have, dets + out, width):
@@ -581,6 +557,51 @@ class CardDetector:
                 have.add(self.classes[ci])
             out.append(self._detection(q, p, ci, conf, w, h))
         return out
+
+    def _nudge_starts(self, image_bgr: np.ndarray, props: list, left: list[int], beyond: list[int],
+                      found: dict[int, Detection], dets: list[Detection], reads_of_box: dict,
+                      width: float | None) -> tuple[list[np.ndarray], list[int]]:
+        """The rectangles nudging starts from, and the box of each: in a box
+        left without a card, those inscribed in it and its surest reads
+        (``nudge_starts`` in all; and with ``nudge_fitted`` that many fitted
+        rectangles clear of the cards found); in a box reaching beyond its
+        card, ``nudge_under_starts`` fitted rectangles of that card's size
+        clear of the cards found."""
+        from .proposals import box_quads, fitted_quads
+
+        found_quads = [d.quad for d in dets]
+        starts: list[np.ndarray] = []
+        start_box: list[int] = []
+        for bi in left:
+            surest = sorted(reads_of_box.get(bi, {}).values(), key=lambda r: -r[0])
+            qs = (list(box_quads(props[bi][0])) + [q for _, q, _ in surest])[:self.nudge_starts]
+            if self.nudge_fitted:
+                qs += fitted_quads(image_bgr, props[bi][0], top=self.nudge_fitted, width=width,
+                                   avoid=found_quads, avoid_iou=self.avoid_iou)
+            starts += qs
+            start_box += [bi] * len(qs)
+        for bi in beyond:
+            qs = fitted_quads(image_bgr, props[bi][0], top=self.nudge_under_starts,
+                              width=_short_side(found[bi].quad), avoid=found_quads, avoid_iou=self.avoid_iou)
+            starts += qs
+            start_box += [bi] * len(qs)
+        return starts, start_box
+
+    def _confirm(self, image_bgr: np.ndarray, best: dict[int, tuple[float, int, np.ndarray, np.ndarray]]) -> None:
+        """Drop from ``best`` (box -> (conf, class, quad, probs)) the nudged
+        cards that fall under their floor when read again through
+        ``nudge_views`` corner windows, as the final read will read them."""
+        from .localise import warp_card
+
+        if self.nudge_views <= 1 or not best:
+            return
+        keys = list(best)
+        probs = self.classifier.classify_cards([warp_card(image_bgr, best[bi][2]) for bi in keys],
+                                               views=self.nudge_views)
+        for bi, p in zip(keys, probs):
+            ci = best[bi][1]
+            if float(p[ci]) < self._floor(ci, self.nudge_conf, self.under_conf_rare):
+                del best[bi]
 
     def _new_card(self, card: str, q: np.ndarray, have: set[str], placed: list[Detection],
                   width: float | None) -> bool:
