@@ -388,6 +388,7 @@ class CardDetector:
         # the cards of one picture are about one size: the median card that fits a box
         widths = [_short_side(q) for b in boxes for q in box_quads(b)[:1]]
         width = float(np.median(widths)) if widths and self.fitted else None
+        fit_cache: dict = {}  # each box's scored fitted rectangles: the steps below read some boxes twice
         cand_quads: list[np.ndarray] = []
         owner: list[int] = []  # box index per candidate, -1 for a classical quad outside every box
         for bi, (b, _, oq) in enumerate(props):
@@ -425,7 +426,7 @@ class CardDetector:
         if self.fitted:
             # boxes nothing was read in: the rectangles lying best on the image's edges
             self._read_fitted(image_bgr, props, [bi for bi in range(len(props)) if bi not in reads_of_box],
-                              width, reads_of_box)
+                              width, reads_of_box, cache=fit_cache)
         found = self._assign(reads_of_box, w, h)
         if self.fitted and self.refit:
             # boxes left without a card (every card they read is another box's): read them
@@ -433,18 +434,18 @@ class CardDetector:
             left = [bi for bi in reads_of_box if bi not in found]
             if left:
                 self._read_fitted(image_bgr, props, left, width, reads_of_box,
-                                  avoid=[d.quad for d in found.values()])
+                                  avoid=[d.quad for d in found.values()], cache=fit_cache)
                 found = self._assign(reads_of_box, w, h)
         dets = list(found.values())
         if self.fitted and self.under:
-            dets += self._cards_under(image_bgr, props, found)
+            dets += self._cards_under(image_bgr, props, found, fit_cache)
         if self.nudge:
-            dets += self._nudged(image_bgr, props + weak, found, dets, reads_of_box)
+            dets += self._nudged(image_bgr, props + weak, found, dets, reads_of_box, fit_cache)
         return _one_per_card(dets + loose, self.nms_iou, quads=False)
 
     def _read_fitted(self, image_bgr: np.ndarray, props: list, boxes: list[int], width: float | None,
                      reads_of_box: dict, avoid: list[np.ndarray] | None = None,
-                     widths: dict[int, float] | None = None) -> None:
+                     widths: dict[int, float] | None = None, cache: dict | None = None) -> None:
         """Read boxes ``boxes`` through their edge-fitted card rectangles (of
         ``widths[box]`` or ``width``, apart from the quads ``avoid``), noting each read."""
         from .localise import warp_card
@@ -452,7 +453,8 @@ class CardDetector:
 
         extra = [(bi, q) for bi in boxes
                  for q in fitted_quads(image_bgr, props[bi][0], top=self.fitted,
-                                       width=(widths or {}).get(bi, width), avoid=avoid, avoid_iou=self.avoid_iou)]
+                                       width=(widths or {}).get(bi, width), avoid=avoid, avoid_iou=self.avoid_iou,
+                                       cache=cache)]
         if not extra:
             return
         for (bi, q), p in zip(extra, self.classifier.classify_cards([warp_card(image_bgr, q) for _, q in extra])):
@@ -460,7 +462,8 @@ class CardDetector:
             if ci >= 0:
                 _keep_surest(reads_of_box, bi, ci, conf, q, p)
 
-    def _cards_under(self, image_bgr: np.ndarray, props: list, found: dict[int, Detection]) -> list[Detection]:
+    def _cards_under(self, image_bgr: np.ndarray, props: list, found: dict[int, Detection],
+                     cache: dict | None = None) -> list[Detection]:
         """Cards under a card found, in the same localiser box.
 
         The localiser may put one box round a pile or a fanned hand; the
@@ -478,7 +481,7 @@ class CardDetector:
             return []
         reads: dict = {}
         self._read_fitted(image_bgr, props, boxes, None, reads, avoid=[d.quad for d in found.values()],
-                          widths={bi: _short_side(found[bi].quad) for bi in boxes})
+                          widths={bi: _short_side(found[bi].quad) for bi in boxes}, cache=cache)
         have = {d.card for d in found.values() if d.card != "back"}
         out = []
         for bi, r in reads.items():
@@ -490,7 +493,7 @@ class CardDetector:
         return out
 
     def _nudged(self, image_bgr: np.ndarray, props: list, found: dict[int, Detection], dets: list[Detection],
-                reads_of_box: dict) -> list[Detection]:
+                reads_of_box: dict, cache: dict | None = None) -> list[Detection]:
         """Cards in the boxes still without one, through nudged rectangles.
 
         Each box left is read again from up to ``nudge_starts`` rectangles
@@ -526,7 +529,8 @@ class CardDetector:
         have = {d.card for d in dets if d.card != "back"}
         off = [self.classes.index(c) for c in have] + [self.classes.index("none")]
         width = float(np.median([_short_side(d.quad) for d in dets])) if dets else None
-        starts, start_box = self._nudge_starts(image_bgr, props, left, beyond, found, dets, reads_of_box, width)
+        starts, start_box = self._nudge_starts(image_bgr, props, left, beyond, found, dets, reads_of_box, width,
+                                               cache)
 
         def score(quads: list[np.ndarray]) -> list[tuple[float, np.ndarray]]:
             out = []
@@ -560,7 +564,7 @@ class CardDetector:
 
     def _nudge_starts(self, image_bgr: np.ndarray, props: list, left: list[int], beyond: list[int],
                       found: dict[int, Detection], dets: list[Detection], reads_of_box: dict,
-                      width: float | None) -> tuple[list[np.ndarray], list[int]]:
+                      width: float | None, cache: dict | None = None) -> tuple[list[np.ndarray], list[int]]:
         """The rectangles nudging starts from, and the box of each: in a box
         left without a card, those inscribed in it and its surest reads
         (``nudge_starts`` in all; and with ``nudge_fitted`` that many fitted
@@ -577,12 +581,13 @@ class CardDetector:
             qs = (list(box_quads(props[bi][0])) + [q for _, q, _ in surest])[:self.nudge_starts]
             if self.nudge_fitted:
                 qs += fitted_quads(image_bgr, props[bi][0], top=self.nudge_fitted, width=width,
-                                   avoid=found_quads, avoid_iou=self.avoid_iou)
+                                   avoid=found_quads, avoid_iou=self.avoid_iou, cache=cache)
             starts += qs
             start_box += [bi] * len(qs)
         for bi in beyond:
             qs = fitted_quads(image_bgr, props[bi][0], top=self.nudge_under_starts,
-                              width=_short_side(found[bi].quad), avoid=found_quads, avoid_iou=self.avoid_iou)
+                              width=_short_side(found[bi].quad), avoid=found_quads, avoid_iou=self.avoid_iou,
+                              cache=cache)
             starts += qs
             start_box += [bi] * len(qs)
         return starts, start_box

@@ -352,43 +352,17 @@ def turned_quads(box: tuple[float, float, float, float], angle: float, aspect: f
     return out
 
 
-def fitted_quads(image: np.ndarray, box: tuple[float, float, float, float], top: int = 3,
-                 step_deg: float = 3.0, aspect: float = CARD_ASPECT, width: float | None = None,
-                 max_side: int = 200, avoid: list[np.ndarray] | None = None,
-                 avoid_iou: float = 0.6) -> list[np.ndarray]:
-    """The card rectangles in a box whose sides lie best on the image's edges.
-
-    Where cards overlap, the strongest edge direction in a box may be a
-    neighbour's, and one wrong direction puts every quad built from it
-    off the index.  So every turn (``step_deg`` apart, through 90 degrees,
-    upright-ish and sideways-ish) and every place in the box is scored by
-    the gradient across the rectangle's four sides - a side under another
-    card scores nothing, the visible ones score for the true turn - and
-    the ``top`` best rectangles, apart from one another, are returned for
-    the classifier to read.  The card's short side is the largest that
-    fits the box at that turn, or ``width`` (the size of the other cards in
-    the picture) when that fits.  Rectangles overlapping a quad of
-    ``avoid`` (cards already found) by more than ``avoid_iou`` are passed
-    over: their edges are the strongest in a box holding a found card and
-    the card under it, and the card under it is the one wanted.
-
-    >>> import cv2
-    >>> img = np.full((240, 240, 3), 40, np.uint8)
-    >>> pts = cv2.boxPoints(((120, 120), (100, 140), 20)).astype(np.int32)
-    >>> _ = cv2.fillPoly(img, [pts], (230, 230, 230))
-    >>> b = (*pts.min(axis=0), *pts.max(axis=0))
-    >>> q = fitted_quads(img, b, top=1)[0]
-    >>> d = q[1] - q[0]
-    >>> abs(math.degrees(math.atan2(d[1], d[0])) % 90 - 20) <= 3  # 20 degrees, to the 3-degree step
-    True
-    """
-    from .localise import quad_iou
-
+def _fit_scores(image: np.ndarray, box: tuple[float, float, float, float], step_deg: float, aspect: float,
+                width: float | None, max_side: int) -> tuple[list[tuple[float, float, float, float, float]],
+                                                           float, int, int]:
+    """Every turn's best-placed card rectangle in a box, best first, as
+    (score, turn, width, cx, cy) in crop pixels, with the crop's scale and
+    origin (:func:`fitted_quads`)."""
     h, w = image.shape[:2]
     x1, y1, x2, y2 = (float(v) for v in box)
     bw, bh = x2 - x1, y2 - y1
     if bw < 8 or bh < 8:
-        return []
+        return [], 1.0, 0, 0
     m = (0.3 if width is not None else 0.08) * max(bw, bh)
     cx1, cy1 = int(max(0, x1 - m)), int(max(0, y1 - m))
     cx2, cy2 = int(min(w, x2 + m)), int(min(h, y2 + m))
@@ -435,6 +409,51 @@ def fitted_quads(image: np.ndarray, box: tuple[float, float, float, float], top:
                 j = int(np.argmax(score))
                 scored.append((float(score[j]), t, a, float(centres[j][0]), float(centres[j][1])))
     scored.sort(key=lambda r: -r[0])
+    return scored, f, cx1, cy1
+
+
+def fitted_quads(image: np.ndarray, box: tuple[float, float, float, float], top: int = 3,
+                 step_deg: float = 3.0, aspect: float = CARD_ASPECT, width: float | None = None,
+                 max_side: int = 200, avoid: list[np.ndarray] | None = None,
+                 avoid_iou: float = 0.6, cache: dict | None = None) -> list[np.ndarray]:
+    """The card rectangles in a box whose sides lie best on the image's edges.
+
+    Where cards overlap, the strongest edge direction in a box may be a
+    neighbour's, and one wrong direction puts every quad built from it
+    off the index.  So every turn (``step_deg`` apart, through 90 degrees,
+    upright-ish and sideways-ish) and every place in the box is scored by
+    the gradient across the rectangle's four sides - a side under another
+    card scores nothing, the visible ones score for the true turn - and
+    the ``top`` best rectangles, apart from one another, are returned for
+    the classifier to read.  The card's short side is the largest that
+    fits the box at that turn, or ``width`` (the size of the other cards in
+    the picture) when that fits.  Rectangles overlapping a quad of
+    ``avoid`` (cards already found) by more than ``avoid_iou`` are passed
+    over: their edges are the strongest in a box holding a found card and
+    the card under it, and the card under it is the one wanted.
+    ``cache`` (a dict kept for one image) holds each box's scored
+    rectangles, so a box read again with other ``avoid`` or ``top`` is
+    not scored again.
+
+    >>> import cv2
+    >>> img = np.full((240, 240, 3), 40, np.uint8)
+    >>> pts = cv2.boxPoints(((120, 120), (100, 140), 20)).astype(np.int32)
+    >>> _ = cv2.fillPoly(img, [pts], (230, 230, 230))
+    >>> b = (*pts.min(axis=0), *pts.max(axis=0))
+    >>> q = fitted_quads(img, b, top=1)[0]
+    >>> d = q[1] - q[0]
+    >>> abs(math.degrees(math.atan2(d[1], d[0])) % 90 - 20) <= 3  # 20 degrees, to the 3-degree step
+    True
+    """
+    from .localise import quad_iou
+
+    key = (tuple(float(v) for v in box), width, step_deg, aspect, max_side)
+    scores = cache.get(key) if cache is not None else None
+    if scores is None:
+        scores = _fit_scores(image, box, step_deg, aspect, width, max_side)
+        if cache is not None:
+            cache[key] = scores
+    scored, f, cx1, cy1 = scores
     out: list[np.ndarray] = []
     chosen: list[tuple[float, float, float]] = []
     for sc, t, a, x, y in scored:
