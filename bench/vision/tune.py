@@ -106,10 +106,10 @@ def main() -> int:
     scenes = [render_scene(rng, decks, size=(1280, 720)) for _ in range(args.scenes)]
     rng = np.random.default_rng(98)
     apart = [render_scene(rng, decks, size=(1280, 720), overlap=False, fingers=False) for _ in range(args.apart)]
-    rng = np.random.default_rng(97)
     if args.unseen:
         from tablecam.vision.designs import VALIDATION_DESIGNS, generated_decks
 
+        rng = np.random.default_rng(97)
         designs = generated_decks(VALIDATION_DESIGNS.stop)[VALIDATION_DESIGNS.start:]
         unseen = [render_scene(rng, designs, size=(1280, 720)) for _ in range(args.unseen)]
 

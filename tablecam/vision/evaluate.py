@@ -165,8 +165,9 @@ def eval_real_photos(split: str = "test", detector=None, root: Path | None = Non
 def eval_heldout_crops(n_per_card: int = 20, seed: int = 123, decks: list[str] | None = None,
                        detector=None, views: int | None = None) -> dict:
     """Per-card top-1 on rectified held-out cards (corner_sample views),
-    read as the detector reads a card it found (its ``read_views`` corner
-    windows; ``views`` overrides)."""
+    read as the detector reads a card it found (``CardDetector.read_found``:
+    its ``read_views`` corner windows and the pip count); with ``views``,
+    the classifier alone through that many windows."""
     from .classify import CLASSES
     from .detector import load_detector
     from .faces import HELD_OUT_DECKS, render_face
@@ -184,8 +185,7 @@ def eval_heldout_crops(n_per_card: int = 20, seed: int = 123, decks: list[str] |
         for code in codes:
             face = render_face(code, deck)
             cards = [corner_sample(face, rng, occlude=0.0, pool=pool) for _ in range(n_per_card)]
-            probs = (det.classifier.classify_cards(cards, views=views) if views or not hasattr(det, "read_found")
-                     else det.read_found(cards))
+            probs = det.classifier.classify_cards(cards, views=views) if views else det.read_found(cards)
             for p in probs:
                 pred = det.classes[int(np.argmax(p))]
                 n += 1
