@@ -221,6 +221,17 @@ def test_fitted_quads_find_a_card_half_under_its_neighbour(deg, under):
     assert best > 0.85, (deg, under, best)
 
 
+def _box_round(*quads: np.ndarray) -> tuple[float, float, float, float]:
+    """The axis-aligned box round some quads, as a localiser gives it."""
+    both = np.concatenate(quads)
+    return (*(float(v) for v in both.min(axis=0)), *(float(v) for v in both.max(axis=0)))
+
+
+def _found(det, card: str, quad: np.ndarray):
+    """A card the detector has already found at ``quad`` (sure of it)."""
+    return det._detection(quad, np.zeros(len(det.classes)), det.classes.index(card), 0.99, 520, 520)
+
+
 def _two_cards(deg: float, under: float, top: str = "HK", bottom: str = "S7"):
     """An image of ``bottom`` half under ``top`` (turned ``deg`` and
     ``under`` degrees) and their quads (bottom first)."""
@@ -404,11 +415,9 @@ def test_a_box_left_without_a_card_is_read_through_a_nudged_rectangle_never_as_a
 
     img, (s7, hk) = _two_cards(35, 5)
     det = CardDetector()
-    top = det._detection(hk, np.zeros(len(det.classes)), det.classes.index("HK"), 0.99, 520, 520)
-    x1, y1 = s7.min(axis=0)
-    x2, y2 = s7.max(axis=0)
-    props = [(tuple(float(v) for v in hk.min(axis=0)) + tuple(float(v) for v in hk.max(axis=0)), 0.9, None),
-             ((float(x1) - 6, float(y1) - 6, float(x2) + 12, float(y2) + 6), 0.8, None)]
+    top = _found(det, "HK", hk)
+    x1, y1, x2, y2 = _box_round(s7)
+    props = [(_box_round(hk), 0.9, None), ((x1 - 6, y1 - 6, x2 + 12, y2 + 6), 0.8, None)]
     found = det._nudged(img, props, {0: top}, [top], {})
     assert [d.card for d in found] == ["S7"] and _mask_iou(found[0].quad / 3, s7 / 3) > 0.8
 
@@ -454,9 +463,8 @@ def test_a_box_round_a_pile_whose_top_card_is_found_is_nudged_for_the_card_under
 
     img, (s7, hk) = _two_cards(35, 5)
     det = CardDetector(nudge_under=reach)
-    top = det._detection(hk, np.zeros(len(det.classes)), det.classes.index("HK"), 0.99, 520, 520)
-    both = np.concatenate([s7, hk])
-    props = [(tuple(float(v) for v in both.min(axis=0)) + tuple(float(v) for v in both.max(axis=0)), 0.9, None)]
+    top = _found(det, "HK", hk)
+    props = [(_box_round(s7, hk), 0.9, None)]
     found = det._nudged(img, props, {0: top}, [top], {})
     if reach:
         assert [d.card for d in found] == ["S7"] and _mask_iou(found[0].quad / 3, s7 / 3) > 0.8
