@@ -105,6 +105,23 @@ def test_offcorner_views_are_labelled_none_and_repeatable():
     assert np.array_equal(a, x[:3])  # deterministic for its seed
 
 
+def test_pile_views_label_a_covered_corner_none_and_a_free_one_the_card():
+    """Cards in piles and fans: each corner is labelled by how much of its
+    index area the scene left uncovered, the card's own corner order kept."""
+    from tablecam.vision.classify import CLASSES, INPUT_H, INPUT_W
+    from tablecam.vision.synth import pile_dataset, render_scene
+
+    x, y = pile_dataset(40, ["drawn-sans"], seed=3)
+    assert x.shape == (40, 3, INPUT_H, INPUT_W) and x.dtype == np.uint8
+    labels = {CLASSES[i] for i in y.tolist()}
+    assert "none" in labels and len(labels - {"none"}) > 5
+    a, b = pile_dataset(6, ["drawn-sans"], seed=3)
+    assert np.array_equal(a, x[:6]) and np.array_equal(b, y[:6])
+    sc = render_scene(np.random.default_rng(5), ["drawn-sans"], size=(640, 480), n_cards=6)
+    for card in sc.cards:  # the per-corner shares agree with the card's visibility
+        assert card.visible_frac == max(card.corner_visible)
+
+
 def test_classifier_reads_through_the_corner_window_it_was_trained_on(tmp_path):
     """The corner window travels with the model: a model whose JSON names
     none (trained before it was recorded) is read through the old window."""

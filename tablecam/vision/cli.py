@@ -60,6 +60,9 @@ def register(sub) -> None:
                    help="add this many views through wrong quads, labelled none")
     t.add_argument("--prints", type=int, default=0,
                    help="add this many views of printed matter (newspaper, book, flyer), labelled none")
+    t.add_argument("--piles", type=int, default=0,
+                   help="add this many corner views of cards in rendered piles and fanned hands "
+                        "(a covered corner labelled none)")
     t.set_defaults(func=cmd_train)
 
     d = sub.add_parser("locdata", help="build the card localiser's training set (renders + real train photos)")
@@ -195,6 +198,6 @@ def cmd_train(args) -> int:
                             data_dir=Path(args.data_dir), lr=args.lr, width=args.width,
                             data_seeds=[int(v) for v in args.data_seeds.split(",")] if args.data_seeds else None,
                             generated=args.generated_decks, gray=args.gray, jitter=args.jitter,
-                            offcorner=args.offcorner, prints=args.prints)
+                            offcorner=args.offcorner, prints=args.prints, piles=args.piles)
     print(json.dumps({"wall_seconds": meta["recipe"]["wall_seconds"], "history": meta["history"][-1]}))
     return 0

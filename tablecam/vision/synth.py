@@ -352,6 +352,52 @@ def print_dataset(n: int, seed: int = 0):
     return np.stack(xs), np.full(n, CLASSES.index("none"), np.int64)
 
 
+def pile_dataset(n: int, decks: list[str], seed: int = 0, seen: float = 0.8, covered: float = 0.3):
+    """``n`` corner crops of cards in rendered piles and fanned hands
+    (:func:`render_scene`), each read through the card's own quad moved by
+    0.5-3% as a localiser would find it: (N, 3, H, W) uint8 and labels.
+
+    Why: the corner samples show one card with at most a finger or an edge
+    over its corner, but on a table the card under a trick pile or inside a
+    hand shows its index beside another card's face, and its other corner
+    lies under that card.  A corner whose index area is at least ``seen``
+    uncovered is labelled with the card; one at most ``covered`` uncovered
+    is ``none`` (what lies there is another card's face, which
+    :func:`~tablecam.vision.classify.combine_corners` then leaves to the free
+    corner); corners between the two are not used."""
+    import cv2
+
+    from .classify import CLASSES, corner_crops
+
+    rng = np.random.default_rng(seed)
+    xs: list[np.ndarray] = []
+    ys: list[int] = []
+    none = CLASSES.index("none")
+    upright = np.array([[0, 0], [FACE_W - 1, 0], [FACE_W - 1, FACE_H - 1], [0, FACE_H - 1]], np.float32)
+    while len(xs) < n:
+        size = [(1280, 720), (960, 540), (1024, 768)][int(rng.integers(3))]
+        sc = render_scene(rng, decks, size=size, n_cards=int(rng.integers(3, 8)), card_px=(70, 200))
+        for card in sc.cards:
+            q = card.quad.astype(np.float32)
+            side = np.array([np.linalg.norm(q[1] - q[0]), np.linalg.norm(q[3] - q[0])], np.float32)
+            q = q + rng.normal(0, 1, (4, 2)).astype(np.float32) * side * rng.uniform(0.005, 0.03)
+            # warped in the face's own corner order (not ``order_quad``'s), so
+            # the first crop is quad[0]'s corner and the second quad[2]'s
+            m = cv2.getPerspectiveTransform(q, upright)
+            view = cv2.warpPerspective(sc.image, m, (FACE_W, FACE_H), borderMode=cv2.BORDER_REPLICATE)
+            crops = corner_crops(view)
+            for crop, vis in zip(crops, card.corner_visible):
+                if vis >= seen:
+                    label = CLASSES.index(card.card)
+                elif vis <= covered:
+                    label = none
+                else:
+                    continue
+                xs.append((crop * 255).astype(np.uint8))
+                ys.append(label)
+    return np.stack(xs[:n]), np.array(ys[:n], np.int64)
+
+
 def none_sample(rng: np.random.Generator, pool: TexturePool | None = None) -> np.ndarray:
     """A 250x350 'rectified' patch that is not a card: table, clutter, paper."""
     import cv2
@@ -421,6 +467,9 @@ class SceneCard:
     quad: np.ndarray  # 4x2, clockwise from the top-left corner of the upright face
     visible: bool = True  # an index corner is uncovered
     visible_frac: float = 1.0
+    # uncovered share of each index corner: the top-left of the upright
+    # face (quad[0]) and the bottom-right (quad[2])
+    corner_visible: tuple[float, float] = (1.0, 1.0)
 
 
 @dataclass
@@ -537,6 +586,7 @@ def render_scene(rng: np.random.Generator, decks: list[str], size: tuple[int, in
                 vis.append(0.0)
                 continue
             vis.append(float((occupancy[m] == ci + 1).mean()))
+        sc.corner_visible = (vis[0], vis[1])
         sc.visible_frac = max(vis)
         sc.visible = sc.visible_frac > 0.7
     # camera perspective: tilt the whole table

@@ -119,11 +119,20 @@ def _prints(n: int, seed: int, cache: Path):
     return _cached(cache / _set_name("prints", n, seed), lambda: print_dataset(n, seed=seed))
 
 
+def _piles(n: int, seed: int, cache: Path, generated: int = 0):
+    from .faces import training_decks
+    from .synth import pile_dataset
+
+    decks = training_decks(generated)
+    return _cached(cache / _set_name("piles", n, seed, decks, generated),
+                   lambda: pile_dataset(n, decks, seed=seed))
+
+
 def train_classifier(out_dir: Path, n: int = 30000, epochs: int = 8, seed: int = 0, threads: int = 2,
                      init: Path | None = None, data_dir: Path = Path("data"), batch: int = 128,
                      lr: float = 3e-3, progress: bool = True, width: int = 16,
                      data_seeds: list[int] | None = None, generated: int = 0, gray: float = 0.0,
-                     jitter: float = 0.0, offcorner: int = 0, prints: int = 0) -> dict:
+                     jitter: float = 0.0, offcorner: int = 0, prints: int = 0, piles: int = 0) -> dict:
     """Train (or fine-tune from ``init``) the corner classifier.
 
     ``generated`` adds that many seeded deck designs (``designs.py``) to the
@@ -135,7 +144,8 @@ def train_classifier(out_dir: Path, n: int = 30000, epochs: int = 8, seed: int =
     ``offcorner`` adds that many views through wrong quads, labelled
     ``none``, so a loose quad is rejected rather than misread; ``prints``
     that many views of printed matter (newspaper, book, flyer, grille),
-    labelled ``none``."""
+    labelled ``none``; ``piles`` that many corner views of cards in rendered
+    piles and fanned hands (``synth.pile_dataset``)."""
     import torch
     import torch.nn.functional as F
 
@@ -153,6 +163,8 @@ def train_classifier(out_dir: Path, n: int = 30000, epochs: int = 8, seed: int =
         parts.append((*_offcorner(offcorner, seed, data_dir, generated), decks))
     if prints:
         parts.append((*_prints(prints, seed, data_dir), decks))
+    if piles:
+        parts.append((*_piles(piles, seed, data_dir, generated), decks))
     x = np.concatenate([p[0] for p in parts])
     y = np.concatenate([p[1] for p in parts])
     t_data = time.time() - t0
@@ -224,7 +236,7 @@ def train_classifier(out_dir: Path, n: int = 30000, epochs: int = 8, seed: int =
             "samples": int(len(xt)), "epochs": epochs, "seed": seed, "threads": threads,
             "data_seeds": data_seeds or [seed], "generated_decks": generated,
             "design_version": active_version() if generated else None, "gray": gray, "jitter": jitter,
-            "offcorner": offcorner, "prints": prints,
+            "offcorner": offcorner, "prints": prints, "piles": piles,
             "batch": batch, "lr": lr, "width": width, "init": str(init) if init else None,
             "train_decks": decks, "data_seconds": round(t_data, 1), "wall_seconds": round(wall, 1),
             "torch": torch.__version__, "machine": platform.processor() or platform.machine(),
