@@ -74,6 +74,9 @@ def register(sub) -> None:
     d.add_argument("--workers", type=int, default=2)
     d.add_argument("--format", default="detect", choices=["detect", "obb"],
                    help="axis-aligned boxes or oriented card quads")
+    d.add_argument("--scenes-seed", type=int, default=None,
+                   help="seed of the rendered scenes (default --seed, which also splits the real photos)")
+    d.add_argument("--cards", default="0,7", help="cards per rendered scene: low,high (high excluded)")
     d.set_defaults(func=cmd_locdata)
 
     lt = sub.add_parser("train-localiser", help="train the card localiser (Ultralytics, training venv)")
@@ -155,7 +158,8 @@ def cmd_locdata(args) -> int:
     from .locdata import build_dataset
 
     res = build_dataset(Path(args.out), n_synth=args.synth, seed=args.seed, real_val=args.real_val,
-                        real_repeat=args.real_repeat, workers=args.workers, fmt=args.format)
+                        real_repeat=args.real_repeat, workers=args.workers, fmt=args.format,
+                        scenes_seed=args.scenes_seed, cards=tuple(int(v) for v in args.cards.split(",")))
     print(json.dumps(res))
     return 0
 

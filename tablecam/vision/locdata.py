@@ -151,14 +151,14 @@ def render_one(args) -> str:
     from .faces import training_decks
     from .synth import render_scene
 
-    i, seed, out, reals, fmt = args
+    i, seed, out, reals, fmt, cards = args
     rng = np.random.default_rng([seed, i])
     w, h = SIZES[int(rng.integers(len(SIZES)))]
     short = min(w, h)
     card_px = (0.18 * short, 0.55 * short)  # real photos: a card is 1/3-1/2 of the short side
     bg = _background(rng, h, w, reals)
     sc = render_scene(rng, training_decks(), size=(w, h), card_px=card_px, background=bg,
-                      n_cards=int(rng.integers(0, 7)))
+                      n_cards=int(rng.integers(*cards)))
     name = f"synth_{seed}_{i:05d}"
     cv2.imwrite(str(out / "images" / f"{name}.jpg"), sc.image, [cv2.IMWRITE_JPEG_QUALITY, 90])
     if fmt == "obb":
@@ -186,12 +186,17 @@ def split_real_train(real_root: Path | None = None, seed: int = 0, real_val: int
 
 def build_dataset(out: Path, n_synth: int = 800, seed: int = 0, real_root: Path | None = None,
                   real_val: int = 40, real_repeat: int = 2, workers: int = 2, progress: bool = True,
-                  fmt: str = "detect") -> dict:
+                  fmt: str = "detect", scenes_seed: int | None = None,
+                  cards: tuple[int, int] = (0, 7)) -> dict:
     """Write ``out/{train,val}/{images,labels}`` and ``out/data.yaml``.
 
     ``fmt`` "detect": axis-aligned boxes; "obb": oriented card quads (the
     real photos' quads from :func:`pseudo_quad`, read by the shipped
-    classifier)."""
+    classifier).  ``seed`` splits the real photos (keep 0: the tuning
+    photos must stay unseen); ``scenes_seed`` (default ``seed``) draws the
+    renders, so a later stage gets new scenes over the same split, and
+    ``cards`` is the range of cards a scene holds (more cards, more piles
+    and fans)."""
     import cv2
 
     from .evaluate import REAL_PHOTOS, read_voc
@@ -223,7 +228,8 @@ def build_dataset(out: Path, n_synth: int = 800, seed: int = 0, real_root: Path 
                 stem = f"real{r}_{os.path.splitext(n)[0]}"
                 shutil.copyfile(real_root / n, out / part / "images" / f"{stem}.jpg")
                 (out / part / "labels" / f"{stem}.txt").write_text(lab)
-    jobs = [(i, seed, out / "train", reals, fmt) for i in range(n_synth)]
+    scenes_seed = seed if scenes_seed is None else scenes_seed
+    jobs = [(i, scenes_seed, out / "train", reals, fmt, tuple(cards)) for i in range(n_synth)]
     if workers > 1:
         import multiprocessing as mp
 
@@ -234,7 +240,7 @@ def build_dataset(out: Path, n_synth: int = 800, seed: int = 0, real_root: Path 
     (out / "data.yaml").write_text(
         f"path: {out.resolve()}\ntrain: train/images\nval: val/images\nnames:\n  0: card\n")
     return {"synth": len(done), "real_train": len(train_names) * real_repeat, "real_val": len(val_names),
-            "real_backgrounds": len(reals), "seed": seed}
+            "real_backgrounds": len(reals), "seed": seed, "scenes_seed": scenes_seed, "cards": list(cards)}
 
 
 @functools.lru_cache(maxsize=1)

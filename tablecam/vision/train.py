@@ -270,6 +270,20 @@ def _offline_ultralytics(config_dir: Path) -> None:
         shutil.copyfile(font, font_dir / "Arial.ttf")
 
 
+def _pretrained(init: Path | None, transfer: Path | None) -> str | bool:
+    """Ultralytics' ``pretrained`` for a stage: the weights to copy layers
+    from (``transfer``), else True when the stage fine-tunes ``init`` -
+    Ultralytics 8.4 drops the loaded checkpoint's weights when told
+    ``pretrained=False`` - and False for a model built from its yaml.
+
+    >>> _pretrained(None, None), _pretrained(Path("a.pt"), None), _pretrained(None, Path("b.pt"))
+    (False, True, 'b.pt')
+    """
+    if transfer:
+        return str(transfer)
+    return bool(init)
+
+
 def train_localiser(data_yaml: Path, out_dir: Path, epochs: int = 20, imgsz: int = 320, seed: int = 0,
                     batch: int = 16, workers: int = 2, init: Path | None = None, model_yaml: str = "yolo11n.yaml",
                     lr0: float = 0.01, close_mosaic: int = 5, hours: float | None = None,
@@ -287,7 +301,7 @@ def train_localiser(data_yaml: Path, out_dir: Path, epochs: int = 20, imgsz: int
     model.train(data=str(Path(data_yaml).resolve()), epochs=epochs, imgsz=imgsz, batch=batch, workers=workers,
                 device="cpu", seed=seed, deterministic=True, amp=False, plots=False, project=str(out_dir.parent),
                 name=out_dir.name, exist_ok=True, lr0=lr0, close_mosaic=close_mosaic, single_cls=True,
-                degrees=0.0, flipud=0.5, fliplr=0.5, pretrained=str(transfer) if transfer else False,
+                degrees=0.0, flipud=0.5, fliplr=0.5, pretrained=_pretrained(init, transfer),
                 verbose=True, patience=1000,
                 **({"time": hours} if hours else {}))
     recipe = {"command": " ".join(sys.argv), "data": str(data_yaml), "epochs": epochs, "imgsz": imgsz,
