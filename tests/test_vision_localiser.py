@@ -176,8 +176,7 @@ def test_detector_without_localiser_is_the_classical_one():
 @needs_photos
 def test_detect_reads_cards_on_carpet_the_classical_localiser_missed():
     """IMG_2591 (test split): four cards on carpet, their borders lost in
-    the pile; the classical localiser alone read one of them (two since
-    classifier stage 9), the learned one at least three."""
+    the pile; the classical localiser alone read one of them."""
     from tablecam.vision.detector import CardDetector
     from tablecam.vision.evaluate import match, read_voc
 
@@ -186,7 +185,7 @@ def test_detect_reads_cards_on_carpet_the_classical_localiser_missed():
     _, read_classical, *_ = match(CardDetector(localiser=False).detect(img), gts)
     dets = CardDetector().detect(img)
     found, read, n_gt, n_det, _ = match(dets, gts)
-    assert read_classical <= 2 and read > read_classical
+    assert read_classical <= 1
     assert read >= 3 and n_det == found, [(d.card, round(d.conf, 2)) for d in dets]
 
 
@@ -404,8 +403,7 @@ def test_a_rectangle_a_little_off_its_card_is_nudged_onto_its_index():
     assert read([off])[0][1][hk_at] < 0.3
     (q, _, p), = nudge([off], read, lambda i, q: True)
     assert int(np.argmax(p)) == hk_at and p[hk_at] > 0.8
-    # closer to the card (stage 9 reads it surely a step sooner than stage 6 did)
-    assert _mask_iou(q / 3, hk / 3) > _mask_iou(off / 3, hk / 3) + 0.05
+    assert _mask_iou(q / 3, hk / 3) > _mask_iou(off / 3, hk / 3) + 0.1
 
 
 @needs_model

@@ -217,9 +217,10 @@ class CardDetector:
     validation 0.981 -> 0.982, and on the real train split's nines and
     tens 4 wrong counts instead of 9.
 
-    Sixth session (2026-11-24 night), classifier stage 9 (trained also on
-    the corners of cards in rendered piles and fans, a covered corner as
-    ``none``): a nudged card read surer than ``nudge_conf`` 0.8 instead of
+    Sixth session (2026-11-24 night), with classifier stage 9 (trained also
+    on the corners of cards in rendered piles and fans, a covered corner as
+    ``none``; not shipped, models/README.md): a nudged card read surer
+    than ``nudge_conf`` 0.8 instead of
     0.9 found more on the tuning sets (scenes 0.879 -> 0.891, unseen
     designs 0.906 -> 0.921, real photos and cards apart unchanged; 0.85
     fewer, 0.75 and 0.7 false cards with the cards apart) but three more
