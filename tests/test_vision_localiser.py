@@ -140,6 +140,23 @@ def test_localiser_dataset_mixes_renders_and_the_real_train_split(tmp_path):
     assert "train: train/images" in (tmp_path / "ds" / "data.yaml").read_text()
 
 
+@pytest.mark.skipif(not (EDJE / "train").exists(), reason="real photos not available")
+def test_a_later_localiser_stage_draws_new_fuller_scenes_over_the_same_real_split(tmp_path):
+    """``scenes_seed`` changes the renders and not which real photos are
+    held back for tuning; ``cards`` sets how many cards a scene holds (every
+    card boxed, a covered one too)."""
+    from tablecam.vision.locdata import build_dataset
+
+    kw = dict(n_synth=2, seed=3, real_val=5, real_repeat=1, workers=1, progress=False)
+    a = build_dataset(tmp_path / "a", **kw)
+    b = build_dataset(tmp_path / "b", scenes_seed=4, cards=(3, 4), **kw)
+    assert b["scenes_seed"] == 4 and b["cards"] == [3, 4] and a["scenes_seed"] == 3
+    assert sorted(p.name for p in (tmp_path / "a" / "val" / "images").iterdir()) == \
+        sorted(p.name for p in (tmp_path / "b" / "val" / "images").iterdir())
+    synth = sorted((tmp_path / "b" / "train" / "labels").glob("synth_4_*.txt"))
+    assert len(synth) == 2 and all(len(p.read_text().splitlines()) == 3 for p in synth)
+
+
 @needs_model
 @needs_photos
 def test_localiser_boxes_every_card_of_a_real_photo_the_classical_one_missed():
