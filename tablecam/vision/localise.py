@@ -46,13 +46,20 @@ def order_quad(pts: np.ndarray) -> np.ndarray:
     return pts
 
 
-def warp_card(image: np.ndarray, quad: np.ndarray, size: tuple[int, int] = (CARD_W, CARD_H)) -> np.ndarray:
-    """Perspective-warp the quad to an upright ``size`` (w, h) card image."""
+def warp_card(image: np.ndarray, quad: np.ndarray, size: tuple[int, int] = (CARD_W, CARD_H),
+              ordered: bool = False) -> np.ndarray:
+    """Perspective-warp the quad to an upright ``size`` (w, h) card image.
+
+    A quad found in a picture is put in portrait order first
+    (:func:`order_quad`); one already ``ordered`` from the card face's own
+    top-left corner (a rendered scene's truth) is warped as it is, so the
+    face comes out upright, not possibly turned 180 degrees."""
     import cv2
 
     w, h = size
     dst = np.array([[0, 0], [w - 1, 0], [w - 1, h - 1], [0, h - 1]], np.float32)
-    m = cv2.getPerspectiveTransform(order_quad(quad).astype(np.float32), dst)
+    src = np.asarray(quad, np.float32) if ordered else order_quad(quad).astype(np.float32)
+    m = cv2.getPerspectiveTransform(src, dst)
     return cv2.warpPerspective(image, m, (w, h), flags=cv2.INTER_AREA if False else cv2.INTER_LINEAR,
                                borderMode=cv2.BORDER_REPLICATE)
 

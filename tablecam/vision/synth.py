@@ -365,15 +365,13 @@ def pile_dataset(n: int, decks: list[str], seed: int = 0, seen: float = 0.8, cov
     is ``none`` (what lies there is another card's face, which
     :func:`~tablecam.vision.classify.combine_corners` then leaves to the free
     corner); corners between the two are not used."""
-    import cv2
-
     from .classify import CLASSES, corner_crops
+    from .localise import warp_card
 
     rng = np.random.default_rng(seed)
     xs: list[np.ndarray] = []
     ys: list[int] = []
     none = CLASSES.index("none")
-    upright = np.array([[0, 0], [FACE_W - 1, 0], [FACE_W - 1, FACE_H - 1], [0, FACE_H - 1]], np.float32)
     while len(xs) < n:
         size = [(1280, 720), (960, 540), (1024, 768)][int(rng.integers(3))]
         sc = render_scene(rng, decks, size=size, n_cards=int(rng.integers(3, 8)), card_px=(70, 200))
@@ -381,11 +379,8 @@ def pile_dataset(n: int, decks: list[str], seed: int = 0, seen: float = 0.8, cov
             q = card.quad.astype(np.float32)
             side = np.array([np.linalg.norm(q[1] - q[0]), np.linalg.norm(q[3] - q[0])], np.float32)
             q = q + rng.normal(0, 1, (4, 2)).astype(np.float32) * side * rng.uniform(0.005, 0.03)
-            # warped in the face's own corner order (not ``order_quad``'s), so
-            # the first crop is quad[0]'s corner and the second quad[2]'s
-            m = cv2.getPerspectiveTransform(q, upright)
-            view = cv2.warpPerspective(sc.image, m, (FACE_W, FACE_H), borderMode=cv2.BORDER_REPLICATE)
-            crops = corner_crops(view)
+            # in the face's own corner order: the first crop is quad[0]'s corner, the second quad[2]'s
+            crops = corner_crops(warp_card(sc.image, q, (FACE_W, FACE_H), ordered=True))
             for crop, vis in zip(crops, card.corner_visible):
                 if vis >= seen:
                     label = CLASSES.index(card.card)

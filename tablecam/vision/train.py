@@ -104,28 +104,19 @@ def _affine_jitter(xb, strength: float, g):
     return F.grid_sample(xb, grid, padding_mode="border", align_corners=False)
 
 
-def _offcorner(n: int, seed: int, cache: Path, generated: int = 0):
+def _deck_views(kind: str, make, n: int, seed: int, cache: Path, generated: int = 0):
+    """``n`` rendered views of the training decks (``make(n, decks,
+    seed=)``: wrong-quad or pile views), cached under ``kind``."""
     from .faces import training_decks
-    from .synth import offcorner_dataset
 
     decks = training_decks(generated)
-    return _cached(cache / _set_name("offcorner", n, seed, decks, generated),
-                   lambda: offcorner_dataset(n, decks, seed=seed))
+    return _cached(cache / _set_name(kind, n, seed, decks, generated), lambda: make(n, decks, seed=seed))
 
 
 def _prints(n: int, seed: int, cache: Path):
     from .synth import print_dataset
 
     return _cached(cache / _set_name("prints", n, seed), lambda: print_dataset(n, seed=seed))
-
-
-def _piles(n: int, seed: int, cache: Path, generated: int = 0):
-    from .faces import training_decks
-    from .synth import pile_dataset
-
-    decks = training_decks(generated)
-    return _cached(cache / _set_name("piles", n, seed, decks, generated),
-                   lambda: pile_dataset(n, decks, seed=seed))
 
 
 def train_classifier(out_dir: Path, n: int = 30000, epochs: int = 8, seed: int = 0, threads: int = 2,
@@ -151,6 +142,7 @@ def train_classifier(out_dir: Path, n: int = 30000, epochs: int = 8, seed: int =
 
     from .classify import CLASSES, CORNER_BOX, INPUT_H, INPUT_W
     from .designs import active_version
+    from .synth import offcorner_dataset, pile_dataset
 
     t0 = time.time()
     torch.manual_seed(seed)
@@ -160,11 +152,11 @@ def train_classifier(out_dir: Path, n: int = 30000, epochs: int = 8, seed: int =
     parts = [_dataset(n, s, data_dir, progress, generated) for s in (data_seeds or [seed])]
     decks = parts[-1][2]
     if offcorner:
-        parts.append((*_offcorner(offcorner, seed, data_dir, generated), decks))
+        parts.append((*_deck_views("offcorner", offcorner_dataset, offcorner, seed, data_dir, generated), decks))
     if prints:
         parts.append((*_prints(prints, seed, data_dir), decks))
     if piles:
-        parts.append((*_piles(piles, seed, data_dir, generated), decks))
+        parts.append((*_deck_views("piles", pile_dataset, piles, seed, data_dir, generated), decks))
     x = np.concatenate([p[0] for p in parts])
     y = np.concatenate([p[1] for p in parts])
     t_data = time.time() - t0
