@@ -72,8 +72,8 @@ def register(sub) -> None:
     d.add_argument("--real-val", type=int, default=40, help="real train-split photos kept for validation")
     d.add_argument("--real-repeat", type=int, default=2, help="times each real train photo is used")
     d.add_argument("--workers", type=int, default=2)
-    d.add_argument("--format", default="detect", choices=["detect", "obb"],
-                   help="axis-aligned boxes or oriented card quads")
+    d.add_argument("--format", default="detect", choices=["detect", "obb", "index"],
+                   help="axis-aligned card boxes, oriented card quads, or oriented index windows")
     d.add_argument("--scenes-seed", type=int, default=None,
                    help="seed of the rendered scenes (default --seed, which also splits the real photos)")
     d.add_argument("--cards", default="0,7", help="cards per rendered scene: low,high (high excluded)")

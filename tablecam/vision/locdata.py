@@ -34,6 +34,8 @@ from pathlib import Path
 import numpy as np
 
 SIZES = [(640, 480), (480, 640), (640, 360), (512, 512)]
+# an index window is labelled when this share of it is uncovered (fmt "index")
+INDEX_SEEN = 0.6
 
 
 def carpet_texture(rng: np.random.Generator, h: int, w: int) -> np.ndarray:
@@ -122,7 +124,70 @@ def yolo_obb_lines(quads: list[np.ndarray], w: int, h: int, cls: int = 0) -> str
     return "".join(out)
 
 
-def pseudo_quad(image: np.ndarray, box: tuple[float, float, float, float], rank: str, detector) -> np.ndarray:
+def index_windows(quad: np.ndarray, corners: tuple[int, ...] = (0, 2)) -> list[np.ndarray]:
+    """The rank-and-suit index windows of a card, as image quads.
+
+    ``quad`` runs clockwise from the top-left corner of the upright face;
+    the window is the classifier's corner window (``CORNER_BOX`` of a
+    250x350 card) at the top-left (corner 0) and, turned 180 degrees, the
+    bottom-right (corner 2).  Each window starts at its card corner and
+    runs clockwise like the card, so its first point is the card's corner
+    and its long side follows the card's.
+
+    >>> q = np.array([[0, 0], [250, 0], [250, 350], [0, 350]], np.float32)
+    >>> [w.round().astype(int).tolist() for w in index_windows(q)]
+    [[[0, 0], [80, 0], [80, 144], [0, 144]], [[250, 350], [170, 350], [170, 206], [250, 206]]]
+    """
+    from .classify import CORNER_BOX
+
+    q = np.asarray(quad, np.float32).reshape(4, 2)
+    fu, fv = CORNER_BOX[2] / 250.0, CORNER_BOX[3] / 350.0
+    out = []
+    for c in corners:
+        o = q[c]
+        u = (q[(c + 1) % 4] - o) * fu
+        v = (q[(c + 3) % 4] - o) * fv
+        out.append(np.array([o, o + u, o + u + v, o + v], np.float32))
+    return out
+
+
+def pseudo_windows(image: np.ndarray, box: tuple[float, float, float, float], rank: str, detector,
+                   min_prob: float = 0.7, alone: bool = False) -> list[np.ndarray]:
+    """Index windows for a real photo's rank-only label.
+
+    Of the quads the box allows (as :func:`pseudo_quad`) the one with the
+    corner that reads the labelled rank most surely is taken, and its
+    corners that read the rank with ``min_prob`` or more are labelled (a
+    corner under another card, or one the classifier cannot read, is left
+    out).  A card ``alone`` (no other labelled card touches its box) gets
+    both windows once one reads: nothing covers the other.  Empty when no
+    corner reads: the caller drops the photo rather than teach the
+    localiser that a visible index is background."""
+    from .classify import corner_crops
+    from .localise import order_quad, warp_card
+    from .proposals import box_quads, box_variants, local_quads
+
+    cands = local_quads(image, box) + [q for v in box_variants(box, 0.1) for q in box_quads(v)]
+    if not cands:
+        return []
+    cands = [order_quad(q).astype(np.float32) for q in cands]
+    clf = detector.classifier
+    crops = np.concatenate([corner_crops(warp_card(image, q, ordered=True), clf.corner_box, clf.input_size)
+                            for q in cands])
+    idx = [i for i, c in enumerate(detector.classes) if len(c) == 2 and c[1] == rank]
+    pr = clf.probs(crops)[:, idx].sum(axis=1).reshape(len(cands), 2)
+    best = int(np.argmax(pr.max(axis=1)))
+    if alone and pr[best].max() >= min_prob:
+        return index_windows(cands[best])
+    return [w for w, v in zip(index_windows(cands[best]), pr[best]) if v >= min_prob]
+
+
+def _touches(a: tuple[float, float, float, float], b: tuple[float, float, float, float]) -> bool:
+    return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
+
+
+def pseudo_quad(image: np.ndarray, box: tuple[float, float, float, float], rank: str, detector,
+                fallback: bool = True) -> np.ndarray | None:
     """An oriented card quad for a real photo's axis-aligned, rank-only label.
 
     The label says where the card is and its rank, not how it is turned:
@@ -136,12 +201,14 @@ def pseudo_quad(image: np.ndarray, box: tuple[float, float, float, float], rank:
 
     cands = [q for v in box_variants(box, 0.1) for q in box_quads(v)] + local_quads(image, box)
     if not cands:
-        return box_corners(box)
+        return box_corners(box) if fallback else None
     probs = detector.classifier.classify_cards([warp_card(image, q) for q in cands])
     idx = [i for i, c in enumerate(detector.classes) if len(c) == 2 and c[1] == rank]
     score = [float(p[idx].sum()) for p in probs]
     best = int(np.argmax(score))
-    return cands[best] if score[best] >= 0.3 else box_corners(box)
+    if score[best] >= 0.3:
+        return cands[best]
+    return box_corners(box) if fallback else None
 
 
 def render_one(args) -> str:
@@ -163,6 +230,10 @@ def render_one(args) -> str:
     cv2.imwrite(str(out / "images" / f"{name}.jpg"), sc.image, [cv2.IMWRITE_JPEG_QUALITY, 90])
     if fmt == "obb":
         (out / "labels" / f"{name}.txt").write_text(yolo_obb_lines([c.quad for c in sc.cards], w, h))
+    elif fmt == "index":
+        wins = [win for c in sc.cards if c.card != "back"
+                for win, vis in zip(index_windows(c.quad), c.corner_visible) if vis >= INDEX_SEEN]
+        (out / "labels" / f"{name}.txt").write_text(yolo_obb_lines(wins, w, h))
     else:
         boxes = [tuple(c.quad.min(axis=0)) + tuple(c.quad.max(axis=0)) for c in sc.cards]
         (out / "labels" / f"{name}.txt").write_text(yolo_box_lines(boxes, w, h))
@@ -192,7 +263,10 @@ def build_dataset(out: Path, n_synth: int = 800, seed: int = 0, real_root: Path 
 
     ``fmt`` "detect": axis-aligned boxes; "obb": oriented card quads (the
     real photos' quads from :func:`pseudo_quad`, read by the shipped
-    classifier).  ``seed`` splits the real photos (keep 0: the tuning
+    classifier), "index": the rank-and-suit index windows as oriented boxes
+    (class ``index``, :func:`index_windows`: a rendered corner when at
+    least ``INDEX_SEEN`` of it is uncovered, a real one when it reads the
+    labelled rank, :func:`pseudo_windows`).  ``seed`` splits the real photos (keep 0: the tuning
     photos must stay unseen); ``scenes_seed`` (default ``seed``) draws the
     renders, so a later stage gets new scenes over the same split, and
     ``cards`` is the range of cards a scene holds (more cards, more piles
@@ -208,6 +282,7 @@ def build_dataset(out: Path, n_synth: int = 800, seed: int = 0, real_root: Path 
     for part in ("train", "val"):
         (out / part / "images").mkdir(parents=True)
         (out / part / "labels").mkdir(parents=True)
+    kept_out = {"train": 0, "val": 0}  # real photos left out of an index set
     reals: list[np.ndarray] = []  # card-free strips of the trained-on photos: backgrounds for the renders
     for part, group, reps in (("train", train_names, real_repeat), ("val", val_names, 1)):
         for n in group:
@@ -222,6 +297,15 @@ def build_dataset(out: Path, n_synth: int = 800, seed: int = 0, real_root: Path 
                     reals.append(np.ascontiguousarray(free))
             if fmt == "obb":
                 lab = yolo_obb_lines([pseudo_quad(img, b, r, _detector()) for r, b in gts], w, h)
+            elif fmt == "index":
+                boxes = [b for _, b in gts]
+                per_card = [pseudo_windows(img, b, r, _detector(),
+                                           alone=not any(_touches(b, o) for j, o in enumerate(boxes) if j != i))
+                            for i, (r, b) in enumerate(gts)]
+                if not all(per_card):  # a card with no window found: its index would be taught as background
+                    kept_out[part] += 1
+                    continue
+                lab = yolo_obb_lines([win for ws in per_card for win in ws], w, h)
             else:
                 lab = yolo_box_lines([b for _, b in gts], w, h)
             for r in range(reps):
@@ -238,9 +322,9 @@ def build_dataset(out: Path, n_synth: int = 800, seed: int = 0, real_root: Path 
     else:
         done = list(_progress(map(render_one, jobs), n_synth, progress))
     (out / "data.yaml").write_text(
-        f"path: {out.resolve()}\ntrain: train/images\nval: val/images\nnames:\n  0: card\n")
-    return {"synth": len(done), "real_train": len(train_names) * real_repeat, "real_val": len(val_names),
-            "real_backgrounds": len(reals), "seed": seed, "scenes_seed": scenes_seed, "cards": list(cards)}
+        f"path: {out.resolve()}\ntrain: train/images\nval: val/images\nnames:\n  0: {'index' if fmt == 'index' else 'card'}\n")
+    return {"synth": len(done), "real_train": (len(train_names) - kept_out["train"]) * real_repeat, "real_val": len(val_names),
+            "real_backgrounds": len(reals), "real_left_out": kept_out, "seed": seed, "scenes_seed": scenes_seed, "cards": list(cards)}
 
 
 @functools.lru_cache(maxsize=1)
