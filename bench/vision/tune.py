@@ -59,6 +59,13 @@ KNOBS: list[tuple[str, str, type, str, str]] = [
     ("--nudge-back-iou", "nudge_back_iou", float, "0.45", "a nudged back overlapping a back found by more than this is that back"),
     ("--pips", "pips", float, "20", "weight of the pip count as evidence of a number card's rank in the final read (0: off)"),
     ("--nudge-under-starts", "nudge_under_starts", int, "4", "fitted rectangles nudged in a box reaching beyond its card"),
+    ("--index", "index", bool, "1", "1: cards found by their index alone (card_index.onnx), 0: not"),
+    ("--index-conf", "index_conf", float, "0.3", "the index localiser's least window score"),
+    ("--index-floor", "index_floor", float, "0.9", "the least confidence of a card read from its index alone"),
+    ("--index-size", "index_size", float, "0.35", "a card read from its index is within this share of the usual width"),
+    ("--index-imgsz", "index_imgsz", int, "0", "the index localiser's input size (0: its JSON's)"),
+    ("--index-card-px", "index_card_px", float, "100", "the index localiser sees the cards found this tall (0: fixed size)"),
+    ("--index-iou", "index_iou", float, "0.5", "the index localiser's rotated NMS IoU"),
     ("--best-assignment", "best_assignment", bool, "1",
      "1: boxes to cards by the surest assignment of the picture, 0: greedily"),
 ]

@@ -172,16 +172,17 @@ class CardLocaliser:
         """Axis-aligned ``(x1, y1, x2, y2, conf)`` of every card found."""
         return [(*b, c) for b, c, _ in self.proposals(image_bgr)]
 
-    def proposals(self, image_bgr: np.ndarray) -> list[tuple[tuple[float, float, float, float], float,
-                                                              np.ndarray | None]]:
+    def proposals(self, image_bgr: np.ndarray, sizes: tuple[int, ...] | None = None
+                  ) -> list[tuple[tuple[float, float, float, float], float, np.ndarray | None]]:
         """``(box, conf, quad)`` per card: ``quad`` is the oriented box's four
-        corners for an oriented-box (OBB) model, None for a box model."""
+        corners for an oriented-box (OBB) model, None for a box model.
+        ``sizes`` replaces the model's input sizes for this image."""
         import cv2
 
         h, w = image_bgr.shape[:2]
         if h < 2 or w < 2:
             return []
-        parts = [self._raw(image_bgr, size) for size in self.sizes]
+        parts = [self._raw(image_bgr, size) for size in (sizes or self.sizes)]
         geo = np.concatenate([p[0] for p in parts])
         sc = np.concatenate([p[1] for p in parts])
         if len(sc) == 0:

@@ -1,0 +1,66 @@
+"""Cards found from their rank-and-suit index alone.
+
+In a fanned hand or a trick pile a card under others often shows no
+outline a box could fit, only its index corner: that is how a player reads
+a fan.  ``card_index.onnx`` (an Ultralytics oriented-box model, one class
+``index``, trained by ``tablecam locdata --format index``) finds the index
+windows; each window says where its card's corner is and how the card is
+turned, up to 180 degrees, so it gives two card quads, and the classifier
+reads the index through each (:func:`card_quads`).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .classify import CORNER_BOX
+
+# the index window's share of the card's width and height (the classifier's corner window)
+WIN_U, WIN_V = CORNER_BOX[2] / 250.0, CORNER_BOX[3] / 350.0
+
+
+def card_quads(window: np.ndarray) -> list[np.ndarray]:
+    """The two cards an index window can belong to, each as a quad
+    clockwise from its face's top-left corner (``warp_card(...,
+    ordered=True)`` shows the index upright at the top left of one).
+
+    The window's short side runs along the card's width, its long side
+    along the card's height; its corner is the card's corner, and the card
+    lies on the side the two sides open to - for the clockwise frame that
+    is two of the window's four corners, opposite each other.
+
+    >>> win = np.array([[0, 0], [80, 0], [80, 144], [0, 144]], np.float32)
+    >>> [q.round().astype(int).tolist() for q in card_quads(win)]
+    [[[0, 0], [250, 0], [250, 350], [0, 350]], [[80, 144], [-170, 144], [-170, -206], [80, -206]]]
+    """
+    w = np.asarray(window, np.float64).reshape(4, 2)
+    out = []
+    for i in range(4):
+        o = w[i]
+        a, b = w[(i + 1) % 4] - o, w[(i + 3) % 4] - o
+        u, v = (a, b) if np.hypot(*a) <= np.hypot(*b) else (b, a)
+        if u[0] * v[1] - u[1] * v[0] <= 0:  # not the clockwise frame of an upright face
+            continue
+        cu, cv = u / WIN_U, v / WIN_V
+        out.append(np.array([o, o + cu, o + cu + cv, o + cv], np.float32))
+    return out
+
+
+def read_index(image_bgr: np.ndarray, quads: list[np.ndarray], probs, box: tuple[int, int, int, int],
+               size: tuple[int, int], views: int = 3) -> np.ndarray:
+    """Class probabilities of the top-left index of each card quad only
+    (the rest of such a card is usually under others): ``views`` corner
+    windows (:func:`~tablecam.vision.classify.corner_views`), geometric
+    mean.  ``probs`` is the classifier network."""
+    from .classify import corner_crops, corner_views
+    from .localise import warp_card
+
+    if not quads:
+        return np.zeros((0, 0), np.float32)
+    cards = [warp_card(image_bgr, q, ordered=True) for q in quads]
+    ps = [probs(np.stack([corner_crops(c, b, size)[0] for c in cards])) for b in corner_views(box, views)]
+    p = np.exp(np.mean([np.log(v + 1e-9) for v in ps], axis=0))
+    return p / p.sum(axis=1, keepdims=True)
+
+
+__all__ = ["card_quads", "read_index", "WIN_U", "WIN_V"]

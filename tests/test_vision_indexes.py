@@ -1,0 +1,125 @@
+"""Cards from their index window alone (tablecam.vision.indexes) and the
+index-window labels of the localiser's data set (locdata --format index)."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from tablecam.vision.indexes import card_quads
+from tablecam.vision.locdata import index_windows
+
+
+def _card(cx: float, cy: float, height: float, turn: float) -> np.ndarray:
+    w, h = height * 250 / 350, height
+    c, s = math.cos(turn), math.sin(turn)
+    corners = np.array([[-w / 2, -h / 2], [w / 2, -h / 2], [w / 2, h / 2], [-w / 2, h / 2]])
+    return (corners @ np.array([[c, s], [-s, c]]) + [cx, cy]).astype(np.float32)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.floats(0, 1000), st.floats(0, 1000), st.floats(40, 900), st.floats(0, 2 * math.pi),
+       st.integers(0, 3), st.sampled_from([0, 1]))
+def test_an_index_window_gives_back_its_own_card(cx, cy, height, turn, start, which):
+    """Whichever corner of the window the oriented box lists first, and for
+    either index corner of the card, one of the two quads is the card
+    itself, from its face's top-left corner."""
+    card = _card(cx, cy, height, turn)
+    win = index_windows(card)[which]
+    win = np.roll(win, start, axis=0)  # an oriented box's corners start anywhere
+    quads = card_quads(win)
+    assert len(quads) == 2
+    own = card if which == 0 else np.roll(card, 2, axis=0)  # the bottom-right index is the card turned round
+    assert min(float(np.abs(q - own).max()) for q in quads) < 1e-3 * height + 1e-3
+
+
+def test_a_window_listed_anticlockwise_gives_the_same_two_cards():
+    card = _card(300, 200, 140, 0.7)
+    win = index_windows(card)[0]
+    a = sorted(q.round(3).tolist() for q in card_quads(win))
+    b = sorted(q.round(3).tolist() for q in card_quads(win[::-1]))
+    assert a == b
+
+
+def test_index_labels_leave_out_a_covered_corner_and_face_down_cards(tmp_path):
+    """A rendered scene's index labels: one window per uncovered index
+    corner of a face-up card, none for a back or a corner under another."""
+    from tablecam.vision.locdata import INDEX_SEEN, render_one
+
+    for d in ("images", "labels"):
+        (tmp_path / d).mkdir()
+    name = render_one((3, 7, tmp_path, [], "index", (3, 6)))
+    lines = (tmp_path / "labels" / f"{name}.txt").read_text().splitlines()
+    # the same scene drawn again, with its truth
+    from tablecam.vision.faces import training_decks
+    from tablecam.vision.locdata import SIZES, _background
+    from tablecam.vision.synth import render_scene
+
+    rng = np.random.default_rng([7, 3])
+    w, h = SIZES[int(rng.integers(len(SIZES)))]
+    bg = _background(rng, h, w, [])
+    sc = render_scene(rng, training_decks(), size=(w, h), card_px=(0.18 * min(w, h), 0.55 * min(w, h)),
+                      background=bg, n_cards=int(rng.integers(3, 6)))
+    want = sum(1 for c in sc.cards if c.card != "back" for v in c.corner_visible if v >= INDEX_SEEN)
+    assert len(lines) == want > 0
+    assert all(line.split()[0] == "0" and len(line.split()) == 9 for line in lines)
+
+
+class _Windows:
+    """An index localiser that reports the given windows (the real one is
+    a trained model: this checks what the detector does with its windows)."""
+
+    def __init__(self, windows):
+        self.windows = windows
+
+    def proposals(self, image, sizes=None):
+        return [((0, 0, 1, 1), 0.9, np.asarray(w, np.float32)) for w in self.windows]
+
+
+def _two_card_table():
+    import cv2
+
+    from tablecam.vision.faces import render_face, training_decks
+
+    img = np.full((720, 1280, 3), (40, 110, 40), np.uint8)
+    deck = training_decks()[0]
+    quads = []
+    for code, (cx, cy, turn) in (("S7", (400, 360, 0.4)), ("HQ", (850, 330, -1.1))):
+        q = _card(cx, cy, 220, turn)
+        face = render_face(code, deck)
+        fh, fw = face.shape[:2]
+        m = cv2.getPerspectiveTransform(np.float32([[0, 0], [fw, 0], [fw, fh], [0, fh]]), q)
+        warped = cv2.warpPerspective(face, m, (1280, 720))
+        mask = cv2.warpPerspective(np.full((fh, fw), 255, np.uint8), m, (1280, 720)) > 127
+        img[mask] = warped[mask]
+        quads.append(q)
+    return img, quads
+
+
+def test_a_card_seen_only_by_its_index_is_reported_once():
+    """A window on a card nobody found gives that card (its quad is the
+    card's own); the same window again, or one on a card already found,
+    adds nothing."""
+    from tablecam.vision.detector import CardDetector, Detection
+
+    img, (seven, queen) = _two_card_table()
+    det = CardDetector()
+    found = [Detection("HQ", 0.95, tuple(queen.min(0)) + tuple(queen.max(0)), queen)]
+    det.indexer = _Windows([index_windows(seven)[0], index_windows(seven)[1], index_windows(queen)[0]])
+    new = det._from_indexes(img, found)
+    assert [d.card for d in new] == ["S7"]
+    own = min(np.abs(new[0].quad - q).max() for q in (seven, np.roll(seven, 2, axis=0)))
+    assert own < 1.0
+    assert new[0].conf >= det.index_floor
+
+
+def test_an_index_window_on_bare_table_adds_no_card():
+    from tablecam.vision.detector import CardDetector
+
+    img, _ = _two_card_table()
+    det = CardDetector()
+    det.indexer = _Windows([np.array([[50, 600], [90, 600], [90, 672], [50, 672]], np.float32)])
+    assert det._from_indexes(img, []) == []
