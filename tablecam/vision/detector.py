@@ -234,7 +234,10 @@ class CardDetector:
     -> 0.891 / 0.991, unseen designs 0.888 -> 0.892, real held-back photos
     and cards apart unchanged; 0.8 finds more, 0.907 / 0.983, with as many
     false cards), the model sees the cards found ``index_card_px`` 100 px
-    tall (130: one false card more), and a window on the index of a card
+    tall (130: one false card more; 80 and 65 the same on the tuning sets
+    at less cost, but 65 read two held-out overlap cards fewer in the
+    bench, 0.887 -> 0.880, for 35 ms a frame less: not shipped; 50 and 40
+    fewer on the tuning sets too, scenes 0.883 and 0.875), and a window on the index of a card
     already found is still read (left unread: one unseen-design card
     fewer; every window whose middle lies on a card found left unread:
     at floors 0.8 and 0.85 the scenes' recall fell to 0.875 and their
