@@ -9,8 +9,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tablecam.vision.indexes import card_quads
-from tablecam.vision.locdata import index_windows
+from tablecam.vision.indexes import card_quads, index_windows
 
 
 def _card(cx: float, cy: float, height: float, turn: float) -> np.ndarray:

@@ -115,20 +115,27 @@ class CornerClassifier:
         return read_cards(cards, self.probs, self.corner_box, self.input_size, views)
 
 
+def view_probs(cards: list[np.ndarray], probs, box: tuple[int, int, int, int], size: tuple[int, int],
+               views: int = 1, corners: int = 2) -> np.ndarray:
+    """Class probabilities of the first ``corners`` corners of each
+    rectified card (top-left, then bottom-right turned upright), rows in
+    card order: each corner through ``views`` windows (:func:`corner_views`)
+    and the views' geometric mean.  ``probs`` is the network (a (N, 3, H,
+    W) batch of corner crops -> class probabilities)."""
+    ps = [probs(np.concatenate([corner_crops(c, b, size)[:corners] for c in cards])) for b in corner_views(box, views)]
+    if len(ps) == 1:
+        return ps[0]
+    p = np.exp(np.mean([np.log(v + 1e-9) for v in ps], axis=0))
+    return p / p.sum(axis=1, keepdims=True)
+
+
 def read_cards(cards: list[np.ndarray], probs, box: tuple[int, int, int, int], size: tuple[int, int],
                views: int = 1) -> list[np.ndarray]:
-    """Combined distribution per rectified card, ``probs`` being the network
-    (a (N, 3, H, W) batch of corner crops -> class probabilities): both
-    corners through ``views`` windows (:func:`corner_views`), the views'
-    geometric mean, then :func:`combine_corners`."""
+    """Combined distribution per rectified card: both corners
+    (:func:`view_probs`), then :func:`combine_corners`."""
     if not cards:
         return []
-    ps = [probs(np.concatenate([corner_crops(c, b, size) for c in cards])) for b in corner_views(box, views)]
-    if len(ps) == 1:
-        p = ps[0]
-    else:
-        p = np.exp(np.mean([np.log(v + 1e-9) for v in ps], axis=0))
-        p /= p.sum(axis=1, keepdims=True)
+    p = view_probs(cards, probs, box, size, views)
     return [combine_corners(p[2 * i], p[2 * i + 1]) for i in range(len(cards))]
 
 

@@ -262,22 +262,20 @@ class CardDetector:
                  nudge_under_starts: int = 4, index: bool | None = None, index_conf: float = 0.3,
                  index_floor: float = 0.9, index_imgsz: int | tuple[int, ...] | None = None,
                  index_size: float = 0.35, index_iou: float = 0.5, index_card_px: float = 100.0):
+        from .proposals import CardLocaliser
+
         self.model_dir = Path(model_dir) if model_dir else MODELS_DIR
         self.classifier = CornerClassifier(self.model_dir / "card_classifier.onnx", threads=threads)
         # the learned localiser, when the model directory ships one (None: use it if present)
         self.localiser = None
         loc_path = self.model_dir / "card_localiser.onnx"
         if localiser or (localiser is None and loc_path.exists()):
-            from .proposals import CardLocaliser
-
             self.localiser = CardLocaliser(loc_path, threads=threads, conf=min(localiser_conf, weak_conf or 1.0),
                                            imgsz=localiser_imgsz, iou=localiser_iou)
         # the index-window localiser, when the model directory ships one (``indexes``)
         self.indexer = None
         ix_path = self.model_dir / "card_index.onnx"
         if self.localiser is not None and index is not False and ix_path.exists():
-            from .proposals import CardLocaliser
-
             self.indexer = CardLocaliser(ix_path, threads=threads, conf=index_conf, imgsz=index_imgsz, iou=index_iou)
         self.index_floor = index_floor
         self.index_card_px = index_card_px

@@ -14,15 +14,41 @@ from __future__ import annotations
 import numpy as np
 
 from .classify import CORNER_BOX
+from .localise import CARD_H, CARD_W
 
 # the index window's share of the card's width and height (the classifier's corner window)
-WIN_U, WIN_V = CORNER_BOX[2] / 250.0, CORNER_BOX[3] / 350.0
+WIN_U, WIN_V = CORNER_BOX[2] / CARD_W, CORNER_BOX[3] / CARD_H
+
+
+def index_windows(quad: np.ndarray, corners: tuple[int, ...] = (0, 2)) -> list[np.ndarray]:
+    """The rank-and-suit index windows of a card, as image quads.
+
+    ``quad`` runs clockwise from the top-left corner of the upright face;
+    the window is the classifier's corner window (``CORNER_BOX`` of a
+    250x350 card) at the top-left (corner 0) and, turned 180 degrees, the
+    bottom-right (corner 2).  Each window starts at its card corner and
+    runs clockwise like the card, so its first point is the card's corner
+    and its long side follows the card's.
+
+    >>> q = np.array([[0, 0], [250, 0], [250, 350], [0, 350]], np.float32)
+    >>> [w.round().astype(int).tolist() for w in index_windows(q)]
+    [[[0, 0], [80, 0], [80, 144], [0, 144]], [[250, 350], [170, 350], [170, 206], [250, 206]]]
+    """
+    q = np.asarray(quad, np.float32).reshape(4, 2)
+    out = []
+    for c in corners:
+        o = q[c]
+        u = (q[(c + 1) % 4] - o) * WIN_U
+        v = (q[(c + 3) % 4] - o) * WIN_V
+        out.append(np.array([o, o + u, o + u + v, o + v], np.float32))
+    return out
 
 
 def card_quads(window: np.ndarray) -> list[np.ndarray]:
-    """The two cards an index window can belong to, each as a quad
-    clockwise from its face's top-left corner (``warp_card(...,
-    ordered=True)`` shows the index upright at the top left of one).
+    """The two cards an index window can belong to (the inverse of
+    :func:`index_windows`), each as a quad clockwise from its face's
+    top-left corner (``warp_card(..., ordered=True)`` shows the index
+    upright at the top left of one).
 
     The window's short side runs along the card's width, its long side
     along the card's height; its corner is the card's corner, and the card
@@ -51,16 +77,14 @@ def read_index(image_bgr: np.ndarray, quads: list[np.ndarray], probs, box: tuple
     """Class probabilities of the top-left index of each card quad only
     (the rest of such a card is usually under others): ``views`` corner
     windows (:func:`~tablecam.vision.classify.corner_views`), geometric
-    mean.  ``probs`` is the classifier network."""
-    from .classify import corner_crops, corner_views
+    mean (:func:`~tablecam.vision.classify.view_probs`).  ``probs`` is the
+    classifier network."""
+    from .classify import view_probs
     from .localise import warp_card
 
     if not quads:
         return np.zeros((0, 0), np.float32)
-    cards = [warp_card(image_bgr, q, ordered=True) for q in quads]
-    ps = [probs(np.stack([corner_crops(c, b, size)[0] for c in cards])) for b in corner_views(box, views)]
-    p = np.exp(np.mean([np.log(v + 1e-9) for v in ps], axis=0))
-    return p / p.sum(axis=1, keepdims=True)
+    return view_probs([warp_card(image_bgr, q, ordered=True) for q in quads], probs, box, size, views, corners=1)
 
 
-__all__ = ["card_quads", "read_index", "WIN_U", "WIN_V"]
+__all__ = ["index_windows", "card_quads", "read_index", "WIN_U", "WIN_V"]

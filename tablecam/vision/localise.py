@@ -60,7 +60,7 @@ def warp_card(image: np.ndarray, quad: np.ndarray, size: tuple[int, int] = (CARD
     dst = np.array([[0, 0], [w - 1, 0], [w - 1, h - 1], [0, h - 1]], np.float32)
     src = np.asarray(quad, np.float32) if ordered else order_quad(quad).astype(np.float32)
     m = cv2.getPerspectiveTransform(src, dst)
-    return cv2.warpPerspective(image, m, (w, h), flags=cv2.INTER_AREA if False else cv2.INTER_LINEAR,
+    return cv2.warpPerspective(image, m, (w, h), flags=cv2.INTER_LINEAR,
                                borderMode=cv2.BORDER_REPLICATE)
 
 

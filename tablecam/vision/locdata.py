@@ -124,33 +124,6 @@ def yolo_obb_lines(quads: list[np.ndarray], w: int, h: int, cls: int = 0) -> str
     return "".join(out)
 
 
-def index_windows(quad: np.ndarray, corners: tuple[int, ...] = (0, 2)) -> list[np.ndarray]:
-    """The rank-and-suit index windows of a card, as image quads.
-
-    ``quad`` runs clockwise from the top-left corner of the upright face;
-    the window is the classifier's corner window (``CORNER_BOX`` of a
-    250x350 card) at the top-left (corner 0) and, turned 180 degrees, the
-    bottom-right (corner 2).  Each window starts at its card corner and
-    runs clockwise like the card, so its first point is the card's corner
-    and its long side follows the card's.
-
-    >>> q = np.array([[0, 0], [250, 0], [250, 350], [0, 350]], np.float32)
-    >>> [w.round().astype(int).tolist() for w in index_windows(q)]
-    [[[0, 0], [80, 0], [80, 144], [0, 144]], [[250, 350], [170, 350], [170, 206], [250, 206]]]
-    """
-    from .classify import CORNER_BOX
-
-    q = np.asarray(quad, np.float32).reshape(4, 2)
-    fu, fv = CORNER_BOX[2] / 250.0, CORNER_BOX[3] / 350.0
-    out = []
-    for c in corners:
-        o = q[c]
-        u = (q[(c + 1) % 4] - o) * fu
-        v = (q[(c + 3) % 4] - o) * fv
-        out.append(np.array([o, o + u, o + u + v, o + v], np.float32))
-    return out
-
-
 def pseudo_windows(image: np.ndarray, box: tuple[float, float, float, float], rank: str, detector,
                    min_prob: float = 0.7, alone: bool = False) -> list[np.ndarray]:
     """Index windows for a real photo's rank-only label.
@@ -164,6 +137,7 @@ def pseudo_windows(image: np.ndarray, box: tuple[float, float, float, float], ra
     corner reads: the caller drops the photo rather than teach the
     localiser that a visible index is background."""
     from .classify import corner_crops
+    from .indexes import index_windows
     from .localise import order_quad, warp_card
     from .proposals import box_quads, box_variants, local_quads
 
@@ -182,12 +156,7 @@ def pseudo_windows(image: np.ndarray, box: tuple[float, float, float, float], ra
     return [w for w, v in zip(index_windows(cands[best]), pr[best]) if v >= min_prob]
 
 
-def _touches(a: tuple[float, float, float, float], b: tuple[float, float, float, float]) -> bool:
-    return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
-
-
-def pseudo_quad(image: np.ndarray, box: tuple[float, float, float, float], rank: str, detector,
-                fallback: bool = True) -> np.ndarray | None:
+def pseudo_quad(image: np.ndarray, box: tuple[float, float, float, float], rank: str, detector) -> np.ndarray:
     """An oriented card quad for a real photo's axis-aligned, rank-only label.
 
     The label says where the card is and its rank, not how it is turned:
@@ -201,14 +170,12 @@ def pseudo_quad(image: np.ndarray, box: tuple[float, float, float, float], rank:
 
     cands = [q for v in box_variants(box, 0.1) for q in box_quads(v)] + local_quads(image, box)
     if not cands:
-        return box_corners(box) if fallback else None
+        return box_corners(box)
     probs = detector.classifier.classify_cards([warp_card(image, q) for q in cands])
     idx = [i for i, c in enumerate(detector.classes) if len(c) == 2 and c[1] == rank]
     score = [float(p[idx].sum()) for p in probs]
     best = int(np.argmax(score))
-    if score[best] >= 0.3:
-        return cands[best]
-    return box_corners(box) if fallback else None
+    return cands[best] if score[best] >= 0.3 else box_corners(box)
 
 
 def render_one(args) -> str:
@@ -216,6 +183,7 @@ def render_one(args) -> str:
     import cv2
 
     from .faces import training_decks
+    from .indexes import index_windows
     from .synth import render_scene
 
     i, seed, out, reals, fmt, cards = args
@@ -274,6 +242,7 @@ def build_dataset(out: Path, n_synth: int = 800, seed: int = 0, real_root: Path 
     import cv2
 
     from .evaluate import REAL_PHOTOS, read_voc
+    from .proposals import box_iou
 
     real_root = Path(real_root or REAL_PHOTOS) / "train"
     train_names, val_names = split_real_train(real_root, seed, real_val)
@@ -300,7 +269,7 @@ def build_dataset(out: Path, n_synth: int = 800, seed: int = 0, real_root: Path 
             elif fmt == "index":
                 boxes = [b for _, b in gts]
                 per_card = [pseudo_windows(img, b, r, _detector(),
-                                           alone=not any(_touches(b, o) for j, o in enumerate(boxes) if j != i))
+                                           alone=not any(box_iou(b, o) > 0 for j, o in enumerate(boxes) if j != i))
                             for i, (r, b) in enumerate(gts)]
                 if not all(per_card):  # a card with no window found: its index would be taught as background
                     kept_out[part] += 1
