@@ -232,7 +232,7 @@ def build_dataset(out: Path, n_synth: int = 800, seed: int = 0, real_root: Path 
     ``fmt`` "detect": axis-aligned boxes; "obb": oriented card quads (the
     real photos' quads from :func:`pseudo_quad`, read by the shipped
     classifier), "index": the rank-and-suit index windows as oriented boxes
-    (class ``index``, :func:`index_windows`: a rendered corner when at
+    (class ``index``, :func:`~tablecam.vision.indexes.index_windows`: a rendered corner when at
     least ``INDEX_SEEN`` of it is uncovered, a real one when it reads the
     labelled rank, :func:`pseudo_windows`).  ``seed`` splits the real photos (keep 0: the tuning
     photos must stay unseen); ``scenes_seed`` (default ``seed``) draws the
