@@ -122,6 +122,39 @@ def test_pile_views_label_a_covered_corner_none_and_a_free_one_the_card():
         assert card.visible_frac == max(card.corner_visible)
 
 
+def test_pile_views_label_corners_by_the_share_seen():
+    """``seen`` moves the line between a corner labelled with its card and
+    one left out: at 0.6 (the index windows' rule) there are more card
+    labels among the same number of views than at 0.8."""
+    from tablecam.vision.classify import CLASSES
+    from tablecam.vision.synth import pile_dataset
+
+    none = CLASSES.index("none")
+    _, strict = pile_dataset(60, ["drawn-sans"], seed=3)
+    _, loose = pile_dataset(60, ["drawn-sans"], seed=3, seen=0.6)
+    assert (loose != none).sum() >= (strict != none).sum()
+
+
+def test_cable_views_cross_the_index_and_keep_the_card_label():
+    """A cable, pen or knife over the index (the real photos have them):
+    every view is labelled with its card, never ``none`` or ``back``, the
+    set is deterministic, and the thing covers the point it is drawn
+    through without covering the card."""
+    from tablecam.vision.classify import CLASSES, INPUT_H, INPUT_W
+    from tablecam.vision.synth import cable_dataset, draw_cable
+
+    x, y = cable_dataset(12, ["drawn-sans"], seed=4)
+    assert x.shape == (12, 3, INPUT_H, INPUT_W) and x.dtype == np.uint8
+    assert not {CLASSES[i] for i in y.tolist()} & {"none", "back"}
+    a, b = cable_dataset(3, ["drawn-sans"], seed=4)
+    assert np.array_equal(a, x[:3]) and np.array_equal(b, y[:3])
+    for seed in range(8):  # a cable, a pen or a blade, any colour: it covers the point it passes through
+        card = np.full((350, 250, 3), 128, np.uint8)
+        draw_cable(card, np.random.default_rng(seed), (40.0, 72.0))
+        assert np.abs(card[70:75, 38:43].astype(int) - 128).max() > 10
+        assert (card == 128).all(axis=2).mean() > 0.5  # a thin thing, not a cover
+
+
 def test_classifier_reads_through_the_corner_window_it_was_trained_on(tmp_path):
     """The corner window travels with the model: a model whose JSON names
     none (trained before it was recorded) is read through the old window."""

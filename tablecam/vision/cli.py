@@ -63,6 +63,10 @@ def register(sub) -> None:
     t.add_argument("--piles", type=int, default=0,
                    help="add this many corner views of cards in rendered piles and fanned hands "
                         "(a covered corner labelled none)")
+    t.add_argument("--cables", type=int, default=0,
+                   help="add this many views of cards with a cable, pen or blade across the index")
+    t.add_argument("--pile-seen", type=float, default=0.8,
+                   help="a pile view's corner at least this uncovered is labelled with its card")
     t.set_defaults(func=cmd_train)
 
     d = sub.add_parser("locdata", help="build the card localiser's training set (renders + real train photos)")
@@ -202,6 +206,7 @@ def cmd_train(args) -> int:
                             data_dir=Path(args.data_dir), lr=args.lr, width=args.width,
                             data_seeds=[int(v) for v in args.data_seeds.split(",")] if args.data_seeds else None,
                             generated=args.generated_decks, gray=args.gray, jitter=args.jitter,
-                            offcorner=args.offcorner, prints=args.prints, piles=args.piles)
+                            offcorner=args.offcorner, prints=args.prints, piles=args.piles,
+                            pile_seen=args.pile_seen, cables=args.cables)
     print(json.dumps({"wall_seconds": meta["recipe"]["wall_seconds"], "history": meta["history"][-1]}))
     return 0

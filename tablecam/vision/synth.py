@@ -159,6 +159,43 @@ def draw_finger(img: np.ndarray, rng: np.random.Generator, center: tuple[float, 
         cv2.circle(mask, (int(x0), int(y0)), wid // 2, 1, -1)
 
 
+def draw_cable(img: np.ndarray, rng: np.random.Generator, through: tuple[float, float], scale: float = 1.0) -> None:
+    """A thin thing lying across the card, drawn in place through the point
+    ``through``: a cable (a dark, grey or white cord, gently curved, with a
+    highlight along it), a pen or a knife blade (a straight bar, metallic or
+    coloured), each with its soft shadow.  ``scale`` is the card's width
+    over 250 px.  Real tables have them: chargers, pens, scoring pencils,
+    the cable of a bidding box's light."""
+    import cv2
+
+    h, w = img.shape[:2]
+    a = rng.uniform(0, math.pi)
+    d = np.array([math.cos(a), math.sin(a)])
+    n = np.array([-d[1], d[0]])
+    x0 = np.array(through, np.float64)
+    kind = rng.random()
+    if kind < 0.6:  # a cable
+        wid = rng.uniform(4, 11) * scale
+        col = [float(v) for v in (rng.uniform(10, 60, 3) if rng.random() < 0.6 else rng.uniform(150, 245, 3))]
+        bend = rng.uniform(-0.15, 0.15)
+        ts = np.linspace(-1.5, 1.5, 25) * max(h, w)
+        pts = np.array([x0 + t * d + bend * (t * t / max(h, w)) * n for t in ts])
+    else:  # a pen or a blade
+        wid = rng.uniform(7, 16) * scale
+        col = [float(v) for v in (rng.uniform(150, 220, 3) if rng.random() < 0.5 else rng.uniform(0, 255, 3))]
+        end = rng.uniform(0.2, 1.0) * max(h, w)  # a pen ends somewhere; a knife's tip too
+        pts = np.array([x0 + t * d for t in np.linspace(-end, 1.5 * max(h, w), 12)])
+    off = (n * rng.uniform(2, 6) * scale).astype(np.float64)
+    shadow = img.copy()
+    cv2.polylines(shadow, [(pts + off).astype(np.int32)], False, (0, 0, 0), max(1, int(wid * 1.3)), cv2.LINE_AA)
+    shadow = cv2.GaussianBlur(shadow, (0, 0), max(1.0, wid / 3))
+    img[:] = cv2.addWeighted(img, 0.65, shadow, 0.35, 0)
+    cv2.polylines(img, [pts.astype(np.int32)], False, col, max(1, int(wid)), cv2.LINE_AA)
+    if rng.random() < 0.7:  # the highlight along its top
+        hi = [min(255.0, c + 70) for c in col]
+        cv2.polylines(img, [(pts - n * wid * 0.2).astype(np.int32)], False, hi, max(1, int(wid * 0.25)), cv2.LINE_AA)
+
+
 # ---------------------------------------------------------------- corner samples
 
 
@@ -180,12 +217,15 @@ class TexturePool:
 
 
 def corner_sample(face: np.ndarray, rng: np.random.Generator, occlude: float = 0.25,
-                  pool: TexturePool | None = None) -> np.ndarray:
+                  pool: TexturePool | None = None, cable: bool = False) -> np.ndarray:
     """One rectified-card view of ``face`` as the pipeline would produce it
     from a photograph, returned as a 250x350 BGR image.
 
     The card is pasted on a table, the true corners are perturbed by up to
     ~5% (the localiser's error), and that quad is warped back to 250x350.
+    With ``cable`` a cable, pen or blade crosses both index corners
+    (:func:`draw_cable`; without it the random draws are those of before,
+    so the cached crop sets stay reproducible).
     """
     import cv2
 
@@ -216,6 +256,9 @@ def corner_sample(face: np.ndarray, rng: np.random.Generator, occlude: float = 0
                             (x + 400, pad + 400), (x + 400, pad - 10)], np.int32)
             cv2.fillPoly(canvas, [pts], [float(v) for v in other])
             cv2.polylines(canvas, [pts], True, (60, 60, 60), 1, cv2.LINE_AA)
+    if cable:
+        for cx, cy in ((40, 72), (FACE_W - 40, FACE_H - 72)):  # the middle of each index window
+            draw_cable(canvas, rng, (pad + cx + rng.uniform(-25, 25), pad + cy + rng.uniform(-45, 45)))
     true = np.array([[pad, pad], [pad + FACE_W, pad], [pad + FACE_W, pad + FACE_H], [pad, pad + FACE_H]], np.float32)
     jit = rng.normal(0, 1, (4, 2)).astype(np.float32) * np.array([FACE_W, FACE_H], np.float32) * rng.uniform(0.005, 0.03)
     return _rectified_view(canvas, true + jit, rng)
@@ -260,6 +303,30 @@ def offcorner_sample(face: np.ndarray, rng: np.random.Generator, pool: TexturePo
         quad = (quad * rng.uniform(0.6, 1.0)) @ rot.T + rng.normal(0, 15, 2).astype(np.float32)
     quad += np.array([pad + FACE_W / 2, pad + FACE_H / 2], np.float32)
     return _rectified_view(canvas, quad, rng)
+
+
+def cable_dataset(n: int, decks: list[str], seed: int = 0):
+    """``n`` corner crops of cards with a cable, pen or blade across the
+    index (:func:`draw_cable`), labelled with the card: (N, 3, H, W) uint8
+    and labels.  The real train split has cards under chargers' cables and
+    beside knives, read unsurely because no training view had a thin dark
+    line through its index."""
+    from .classify import CLASSES, corner_crops
+
+    rng = np.random.default_rng(seed)
+    pool = TexturePool(rng)
+    codes = [c for c in CLASSES if c not in ("none", "back")]
+    xs, ys = [], []
+    faces: dict[tuple[str, str], np.ndarray] = {}
+    for i in range(n):
+        code = codes[i % len(codes)]
+        key = (code, decks[int(rng.integers(len(decks)))])
+        if key not in faces:
+            faces[key] = render_face(*key)
+        img = corner_sample(faces[key], rng, occlude=0.0, pool=pool, cable=True)
+        xs.append((corner_crops(img)[int(rng.integers(2))] * 255).astype(np.uint8))
+        ys.append(CLASSES.index(code))
+    return np.stack(xs), np.array(ys, np.int64)
 
 
 def offcorner_dataset(n: int, decks: list[str], seed: int = 0):

@@ -15,6 +15,7 @@ two cores.  See docs/vision-model.md for the measurements.
 
 from __future__ import annotations
 
+import functools
 import json
 import platform
 import sys
@@ -123,7 +124,8 @@ def train_classifier(out_dir: Path, n: int = 30000, epochs: int = 8, seed: int =
                      init: Path | None = None, data_dir: Path = Path("data"), batch: int = 128,
                      lr: float = 3e-3, progress: bool = True, width: int = 16,
                      data_seeds: list[int] | None = None, generated: int = 0, gray: float = 0.0,
-                     jitter: float = 0.0, offcorner: int = 0, prints: int = 0, piles: int = 0) -> dict:
+                     jitter: float = 0.0, offcorner: int = 0, prints: int = 0, piles: int = 0,
+                     pile_seen: float = 0.8, cables: int = 0) -> dict:
     """Train (or fine-tune from ``init``) the corner classifier.
 
     ``generated`` adds that many seeded deck designs (``designs.py``) to the
@@ -136,13 +138,15 @@ def train_classifier(out_dir: Path, n: int = 30000, epochs: int = 8, seed: int =
     ``none``, so a loose quad is rejected rather than misread; ``prints``
     that many views of printed matter (newspaper, book, flyer, grille),
     labelled ``none``; ``piles`` that many corner views of cards in rendered
-    piles and fanned hands (``synth.pile_dataset``)."""
+    piles and fanned hands (``synth.pile_dataset``), a corner at least
+    ``pile_seen`` uncovered labelled with its card; ``cables`` that many views
+    of cards with a cable, pen or blade across the index (``synth.cable_dataset``)."""
     import torch
     import torch.nn.functional as F
 
     from .classify import CLASSES, CORNER_BOX, INPUT_H, INPUT_W
     from .designs import active_version
-    from .synth import offcorner_dataset, pile_dataset
+    from .synth import cable_dataset, offcorner_dataset, pile_dataset
 
     t0 = time.time()
     torch.manual_seed(seed)
@@ -156,7 +160,11 @@ def train_classifier(out_dir: Path, n: int = 30000, epochs: int = 8, seed: int =
     if prints:
         parts.append((*_prints(prints, seed, data_dir), decks))
     if piles:
-        parts.append((*_deck_views("piles", pile_dataset, piles, seed, data_dir, generated), decks))
+        kind = "piles" if pile_seen == 0.8 else f"piles{pile_seen:g}"  # the earlier caches keep their names
+        make = functools.partial(pile_dataset, seen=pile_seen)
+        parts.append((*_deck_views(kind, make, piles, seed, data_dir, generated), decks))
+    if cables:
+        parts.append((*_deck_views("cables", cable_dataset, cables, seed, data_dir, generated), decks))
     x = np.concatenate([p[0] for p in parts])
     y = np.concatenate([p[1] for p in parts])
     t_data = time.time() - t0
@@ -228,7 +236,8 @@ def train_classifier(out_dir: Path, n: int = 30000, epochs: int = 8, seed: int =
             "samples": int(len(xt)), "epochs": epochs, "seed": seed, "threads": threads,
             "data_seeds": data_seeds or [seed], "generated_decks": generated,
             "design_version": active_version() if generated else None, "gray": gray, "jitter": jitter,
-            "offcorner": offcorner, "prints": prints, "piles": piles,
+            "offcorner": offcorner, "prints": prints, "piles": piles, "pile_seen": pile_seen,
+            "cables": cables,
             "batch": batch, "lr": lr, "width": width, "init": str(init) if init else None,
             "train_decks": decks, "data_seconds": round(t_data, 1), "wall_seconds": round(wall, 1),
             "torch": torch.__version__, "machine": platform.processor() or platform.machine(),
