@@ -122,3 +122,36 @@ def test_an_index_window_on_bare_table_adds_no_card():
     det = CardDetector()
     det.indexer = _Windows([np.array([[50, 600], [90, 600], [90, 672], [50, 672]], np.float32)])
     assert det._from_indexes(img, []) == []
+
+
+def test_an_unsure_index_read_stands_only_under_found_cards():
+    """A read between ``index_floor_under`` and ``index_floor`` stands when
+    found cards cover its card (a card in a pile shows only its index);
+    with nothing on it, it is more likely a found card's pips or a back's
+    artwork (a card the box localiser could outline would have been found),
+    and is dropped."""
+    from tablecam.vision.detector import CardDetector, Detection
+
+    img, (seven, _) = _two_card_table()
+    det = CardDetector(index_floor=1.01)  # every read unsure
+    det.indexer = _Windows([index_windows(seven)[0]])
+    assert det._from_indexes(img, []) == []
+    on_top = seven + (seven[3] - seven[0]) * 0.4  # a card lying over 60% of the seven
+    over = [Detection("HQ", 0.95, tuple(on_top.min(0)) + tuple(on_top.max(0)), on_top)]
+    assert [d.card for d in det._from_indexes(img, over)] == ["S7"]
+    aside = seven + (seven[1] - seven[0]) * 1.5  # a card beside it, covering nothing
+    beside = [Detection("HQ", 0.95, tuple(aside.min(0)) + tuple(aside.max(0)), aside)]
+    assert det._from_indexes(img, beside) == []
+
+
+def test_index_windows_can_be_read_by_a_network_of_their_own():
+    """``index_reader`` (an experiment's knob: ``tune.py --index-reader``)
+    loads a second classifier for the index windows only; by default the
+    windows are read by the card classifier itself."""
+    from tablecam.vision.classify import MODELS_DIR
+    from tablecam.vision.detector import CardDetector
+
+    det = CardDetector()
+    assert det.index_reader is det.classifier
+    other = CardDetector(index_reader=MODELS_DIR / "card_classifier.onnx")
+    assert other.index_reader is not other.classifier and other.index_reader.classes == other.classes

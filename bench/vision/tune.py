@@ -66,6 +66,10 @@ KNOBS: list[tuple[str, str, type, str, str]] = [
     ("--index-imgsz", "index_imgsz", int, "0", "the index localiser's input size (0: its JSON's)"),
     ("--index-card-px", "index_card_px", float, "100", "the index localiser sees the cards found this tall (0: fixed size)"),
     ("--index-iou", "index_iou", float, "0.5", "the index localiser's rotated NMS IoU"),
+    ("--index-floor-under", "index_floor_under", float, "0.6",
+     "the least confidence of a card read from its index alone that found cards cover"),
+    ("--index-under-share", "index_under_share", float, "0.5",
+     "the share of such a card's quad the found cards must cover"),
     ("--best-assignment", "best_assignment", bool, "1",
      "1: boxes to cards by the surest assignment of the picture, 0: greedily"),
 ]
@@ -81,6 +85,8 @@ def main() -> int:
                     help="also this many overlap scenes of the validation designs gen-60 .. gen-99, which no classifier "
                          "stage trained on (seed 97): the held-out decks' conditions without the held-out decks")
     ap.add_argument("--no-classical", action="store_true", help="skip the classical-only row")
+    ap.add_argument("--index-reader", default=None,
+                    help="the classifier (ONNX) that reads index windows (default: the model directory's)")
     ap.add_argument("--imgsz", default="320+480", help="localiser input sizes (long side) to try; 320+480 runs both")
     for option, _, _, default, what in KNOBS:
         ap.add_argument(option, default=default, help=what)
@@ -147,7 +153,8 @@ def main() -> int:
               for option, _, cast, _, _ in KNOBS]
     for sz, *chosen in itertools.product(sizes, *values):
         kwargs = {kwarg: v for (_, kwarg, _, _, _), v in zip(KNOBS, chosen)}
-        det = CardDetector(args.model_dir, localiser=True, localiser_imgsz=sz, **kwargs)
+        det = CardDetector(args.model_dir, localiser=True, localiser_imgsz=sz, index_reader=args.index_reader,
+                           **kwargs)
         rows.append({"config": f"localiser {'+'.join(map(str, sz))} px "
                                + " ".join(f"{option[2:]} {v}" for (option, *_), v in zip(KNOBS, chosen)),
                      **run(det)})
