@@ -124,24 +124,29 @@ def test_an_index_window_on_bare_table_adds_no_card():
     assert det._from_indexes(img, []) == []
 
 
-def test_an_unsure_index_read_stands_only_under_found_cards():
+def test_an_unsure_index_read_stands_under_found_cards_or_clear_of_them():
     """A read between ``index_floor_under`` and ``index_floor`` stands when
-    found cards cover its card (a card in a pile shows only its index);
-    with nothing on it, it is more likely a found card's pips or a back's
-    artwork (a card the box localiser could outline would have been found),
-    and is dropped."""
+    found cards cover half its card or more (a card in a pile shows only
+    its index) or touch none of it (a card the box localiser missed on
+    clutter, read at ``index_floor_open``); a card partly on a found one
+    is more likely that card's pips read through a quad beside it, and is
+    dropped."""
     from tablecam.vision.detector import CardDetector, Detection
 
     img, (seven, _) = _two_card_table()
     det = CardDetector(index_floor=1.01)  # every read unsure
     det.indexer = _Windows([index_windows(seven)[0]])
+
+    def found(shift):
+        q = seven + shift
+        return [Detection("HQ", 0.95, tuple(q.min(0)) + tuple(q.max(0)), q)]
+
+    down, across = seven[3] - seven[0], seven[1] - seven[0]
+    assert [d.card for d in det._from_indexes(img, found(down * 0.4))] == ["S7"]  # 60% under the queen
+    assert det._from_indexes(img, found(across * 0.8)) == []  # a fifth on the queen
+    assert [d.card for d in det._from_indexes(img, [])] == ["S7"]  # clear of every card found
+    det.index_floor_open = 1.01
     assert det._from_indexes(img, []) == []
-    on_top = seven + (seven[3] - seven[0]) * 0.4  # a card lying over 60% of the seven
-    over = [Detection("HQ", 0.95, tuple(on_top.min(0)) + tuple(on_top.max(0)), on_top)]
-    assert [d.card for d in det._from_indexes(img, over)] == ["S7"]
-    aside = seven + (seven[1] - seven[0]) * 1.5  # a card beside it, covering nothing
-    beside = [Detection("HQ", 0.95, tuple(aside.min(0)) + tuple(aside.max(0)), aside)]
-    assert det._from_indexes(img, beside) == []
 
 
 def test_index_windows_can_be_read_by_a_network_of_their_own():

@@ -70,6 +70,8 @@ KNOBS: list[tuple[str, str, type, str, str]] = [
      "the least confidence of a card read from its index alone that found cards cover"),
     ("--index-under-share", "index_under_share", float, "0.5",
      "the share of such a card's quad the found cards must cover"),
+    ("--index-floor-open", "index_floor_open", float, "0.6",
+     "the least confidence of a card read from its index alone that no found card touches"),
     ("--best-assignment", "best_assignment", bool, "1",
      "1: boxes to cards by the surest assignment of the picture, 0: greedily"),
 ]
