@@ -411,15 +411,15 @@ class CardDetector:
         reads = []
         for q, p in zip(quads, probs):
             ci = int(np.argmax(p))
-            if self.classes[ci] in ("none", "back") or p[ci] < self._floor(ci, self.index_floor_under, self.min_conf_rare):
-                continue
-            if p[ci] < self.index_floor:
-                share = _covered_share([q], cover, w, h)[0]
-                if not (share >= self.index_under_share or (share <= 0.02 and p[ci] >= self.index_floor_open)):
-                    continue  # an unsure read of a card half on a found one: that card's pips, mostly
-            reads.append((float(p[ci]), ci, q, p))
-        widths = [_short_side(d.quad) for d in found if d.quad is not None]
-        width = float(np.median(widths)) if widths else None
+            if self.classes[ci] not in ("none", "back") and p[ci] >= self._floor(ci, self.index_floor_under,
+                                                                                  self.min_conf_rare):
+                reads.append((float(p[ci]), ci, q, p))
+        unsure = [r for r in reads if r[0] < self.index_floor]
+        # an unsure read stands under found cards or clear of them; partly on one it is mostly that card's pips
+        dropped = {id(r) for r, share in zip(unsure, _covered_share([r[2] for r in unsure], cover, w, h))
+                   if not (share >= self.index_under_share or (share <= OPEN_SHARE and r[0] >= self.index_floor_open))}
+        reads = [r for r in reads if id(r) not in dropped]
+        width = float(np.median([_short_side(q) for q in cover])) if cover else None
         have, placed, new = {d.card for d in found}, list(found), []
         for conf, ci, q, p in sorted(reads, key=lambda r: -r[0]):
             card = self.classes[ci]
@@ -842,6 +842,10 @@ def _keep_surest(reads_of_box: dict, bi: int, ci: int, conf: float, q: np.ndarra
     r = reads_of_box.setdefault(bi, {})
     if ci not in r or conf > r[ci][0]:
         r[ci] = (conf, q, p)
+
+
+# a card read from its index that found cards cover this little is clear of them (``index_floor_open``)
+OPEN_SHARE = 0.02
 
 
 def _covered_share(quads: list[np.ndarray], found: list[np.ndarray], w: int, h: int, scale: float = 0.25
