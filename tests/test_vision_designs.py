@@ -46,9 +46,43 @@ def test_joker_layouts_write_the_word_across_or_down_the_corner():
         k = next(k for k in range(60) if designs.design(k).joker == style)
         f = faces.render_face("JK", f"gen-{k}")
         assert f[4:144, 4:80].astype(int).sum(axis=2).min() < 450, style
-        d, v1 = designs.design(k), designs.design(k, version=1)
+        d, v1 = designs.design(k, version=2), designs.design(k, version=1)
         assert v1.joker in ("JOKER", "Joker", "star")
         assert dataclasses.replace(d, joker=v1.joker, joker_ink=None, joker_word="JOKER") == v1
+
+
+def test_joker_art_reaches_the_corner_window_and_only_the_joker_differs_from_version_two():
+    """Version 3 draws a jester on most jokers, up into the corner window the
+    classifier reads (a printed joker's artwork fills the card up to its
+    index), and squeezes or stretches a word across the corner; every other
+    card is version 2's."""
+    import dataclasses
+
+    ds = [designs.design(k) for k in range(60)]
+    assert 0.4 < sum(d.joker_art >= 0 for d in ds) / 60 < 0.8
+    k = next(k for k, d in enumerate(ds) if d.joker_art >= 0)
+    d, v2 = ds[k], designs.design(k, version=2)
+    assert dataclasses.replace(d, joker_art=-1, joker_fit=None) == v2
+    jester = faces.render_face("JK", f"gen-{k}")
+    with designs.drawing(2):
+        star = faces.render_face("JK", f"gen-{k}")
+        assert designs.active_version() == 2
+    assert designs.active_version() == designs.VERSION
+    body = (slice(60, 300), slice(40, 210))
+    assert (np.abs(jester[body].astype(int) - star[body].astype(int)).sum(axis=2) > 60).mean() > 0.15
+    for c in ("S7", "HK", "back"):
+        new = faces.render_face(c, f"gen-{k}")
+        with designs.drawing(2):
+            assert np.array_equal(new, faces.render_face(c, f"gen-{k}"))
+
+
+def test_squeezed_joker_word_fills_its_box():
+    k = next(k for k in range(200) if designs.design(k).joker == "across" and designs.design(k).joker_fit)
+    d = designs.design(k)
+    f = faces.render_face("JK", f"gen-{k}")
+    ink = f[:int(350 * 0.2), :int(250 * 0.55)].astype(int).sum(axis=2) < 450
+    cols = np.flatnonzero(ink.any(axis=0))
+    assert cols.size and (cols.max() - cols.min()) > 250 * d.joker_fit[0] * 0.7
 
 
 def test_design_version_one_redraws_the_jokers_stages_4_and_5_trained_on():
@@ -153,6 +187,24 @@ def test_cable_views_cross_the_index_and_keep_the_card_label():
         draw_cable(card, np.random.default_rng(seed), (40.0, 72.0))
         assert np.abs(card[70:75, 38:43].astype(int) - 128).max() > 10
         assert (card == 128).all(axis=2).mean() > 0.5  # a thin thing, not a cover
+
+
+def test_joker_views_are_labelled_joker_and_mostly_of_generated_designs():
+    """The extra joker views (``tablecam train --jokers``): every one is
+    ``JK``, deterministic, and a stage that trains on older crops still gets
+    them drawn as the newest design version (the cache says which)."""
+    from tablecam.vision.classify import CLASSES, INPUT_H, INPUT_W
+    from tablecam.vision.synth import joker_dataset
+    from tablecam.vision.train import _set_name
+
+    x, y = joker_dataset(6, ["drawn-sans", "gen-3", "gen-4"], seed=2)
+    assert x.shape == (6, 3, INPUT_H, INPUT_W) and set(y.tolist()) == {CLASSES.index("JK")}
+    a, _ = joker_dataset(2, ["drawn-sans", "gen-3", "gen-4"], seed=2)
+    assert np.array_equal(a, x[:2])
+    with designs.drawing(2):
+        assert "-g60v2" in _set_name("corners", 9, 1, ["a"], generated=60)
+        with designs.drawing(designs.VERSION):
+            assert f"-g60v{designs.VERSION}" in _set_name("jokers", 9, 1, ["a"], generated=60)
 
 
 def test_classifier_reads_through_the_corner_window_it_was_trained_on(tmp_path):

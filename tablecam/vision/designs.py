@@ -26,6 +26,7 @@ drawn here.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import importlib.util
 from dataclasses import dataclass
@@ -114,6 +115,8 @@ class Design:
     back_pattern: int      # 0 lines, 1 dots, 2 checks
     joker_ink: tuple | None = None  # the joker index's ink (None: the red ink, black for a star)
     joker_word: str = "JOKER"        # the word an "across" or "tall" joker writes
+    joker_art: int = -1              # seed of the jester drawn on the joker (-1: a star)
+    joker_fit: tuple | None = None   # an "across" word squeezed to (width, height), fractions of the card
 
 
 def design(k: int, version: int | None = None) -> Design:
@@ -162,27 +165,45 @@ def _design(k: int, version: int) -> Design:
         back_colour=tuple(int(v) for v in rng.integers(20, 200, 3)),
         back_pattern=int(rng.integers(3)),
     )
-    return _joker_layout(d, k) if version >= 2 else d
+    if version >= 2:
+        d = _joker_layout(d, k)
+    return _joker_art(d, k) if version >= 3 else d
 
 
 # Versions of the generated designs.  1: classifier stages 4 and 5 trained
 # on it.  2: jokers may also write their word across the corner or in
-# letters as tall as a rank index (stage 6 on).  A cache of rendered
-# training crops names the version, so crops of one are never reused for
-# another, and ``tablecam train --design-version 1`` redraws version 1.
-VERSION = 2
+# letters as tall as a rank index (stage 6 on).  3: most jokers carry a
+# jester figure that reaches up to the index, and a word across the corner
+# may be squeezed or stretched (stage 12's joker views).  A cache of
+# rendered training crops names the version, so crops of one are never
+# reused for another, and ``tablecam train --design-version 1`` redraws
+# version 1.
+VERSION = 3
 _active = [VERSION]
 
 
 def use_version(version: int) -> None:
     """Draw version ``version`` of the designs from now on (this process)."""
-    if version not in (1, 2):
+    if version not in (1, 2, 3):
         raise ValueError(f"unknown design version {version}")
     _active[0] = version
 
 
 def active_version() -> int:
     return _active[0]
+
+
+@contextlib.contextmanager
+def drawing(version: int):
+    """Draw version ``version`` inside the block, then the version before:
+    a stage that reuses crops of an older version can add views of the
+    newest one."""
+    before = _active[0]
+    use_version(version)
+    try:
+        yield
+    finally:
+        _active[0] = before
 
 
 def _joker_layout(d: Design, k: int) -> Design:
@@ -200,6 +221,85 @@ def _joker_layout(d: Design, k: int) -> Design:
     g = int(jr.integers(70, 140))
     ink = [d.inks[0], d.inks[1], (g, g, g)][int(jr.integers(3))]  # the spade's or heart's ink, or grey
     return dataclasses.replace(d, joker=style, joker_word=word, joker_ink=ink)
+
+
+def _joker_art(d: Design, k: int) -> Design:
+    """Version 3: six jokers in ten carry a jester figure instead of the
+    star, and an "across" word is squeezed or stretched to a box of its
+    own.  A printed joker's artwork fills the card up to its index, so the
+    corner window shows colour and lines under the word; version 2's star
+    left paper there, and the classifier took a real joker's corner for a
+    ten or for no card.  Drawn from a stream of its own, so every other
+    card stays what version 2 drew."""
+    import dataclasses
+
+    jr = np.random.default_rng(5_000_011 + k)
+    art = int(jr.integers(1 << 30)) if jr.random() < 0.6 else -1
+    fit = (float(jr.uniform(0.22, 0.44)), float(jr.uniform(0.05, 0.10))) if jr.random() < 0.7 else None
+    return dataclasses.replace(d, joker_art=art, joker_fit=fit)
+
+
+def _jester(draw, seed: int, d: Design) -> None:
+    """A jester of random shapes: a two- or three-pointed cap with bells,
+    a face, a zigzag collar, a body and arms in two to four inks, outlined,
+    filling a box that starts just under the corner index."""
+    r = np.random.default_rng(seed)
+    pal = [d.inks[1], d.inks[0], tuple(int(v) for v in r.integers(0, 256, 3)),
+           tuple(int(v) for v in r.integers(0, 256, 3)), (230, 180, 60), (120, 60, 160), (40, 140, 60)]
+    cols = [pal[int(i)] for i in r.choice(len(pal), size=4, replace=False)]
+    line = d.inks[0]
+    x0, y0 = FACE_W * r.uniform(0.05, 0.28), FACE_H * r.uniform(0.08, 0.22)
+    x1, y1 = FACE_W * r.uniform(0.68, 0.92), FACE_H * r.uniform(0.76, 0.92)
+    w, h = x1 - x0, y1 - y0
+    cx = (x0 + x1) / 2 + w * r.uniform(-0.1, 0.1)
+    fy, fr = y0 + h * r.uniform(0.22, 0.3), w * r.uniform(0.1, 0.15)   # the face
+    points = int(r.integers(2, 4))
+    for i in range(points):  # the cap's points, each with a bell
+        tx = x0 + w * (i + 0.5) / points + w * r.uniform(-0.12, 0.12)
+        ty = y0 + h * r.uniform(0.0, 0.08)
+        draw.polygon([(cx - fr * 1.2, fy - fr * 0.6), (tx, ty), (cx + fr * 1.2, fy - fr * 0.6)],
+                     fill=cols[i % 2], outline=line)
+        b = w * 0.04
+        draw.ellipse((tx - b, ty - b, tx + b, ty + b), fill=cols[2], outline=line)
+    draw.ellipse((cx - fr, fy - fr, cx + fr, fy + fr), fill=(240, 205, 170), outline=line, width=2)
+    cy = fy + fr * 1.1  # the collar: a zigzag ring
+    teeth = int(r.integers(5, 9))
+    pts = []
+    for i in range(teeth * 2 + 1):
+        t = i / (teeth * 2)
+        pts.append((cx - w * 0.35 + t * w * 0.7, cy + (h * 0.08 if i % 2 else 0)))
+    draw.polygon([(cx - w * 0.35, cy)] + pts + [(cx + w * 0.35, cy)], fill=cols[3], outline=line)
+    by = cy + h * 0.06  # the body, split in two inks like a harlequin's
+    draw.polygon([(cx - w * 0.28, by), (cx, by), (cx, y1), (cx - w * 0.4, y1)], fill=cols[0], outline=line)
+    draw.polygon([(cx, by), (cx + w * 0.28, by), (cx + w * 0.4, y1), (cx, y1)], fill=cols[1], outline=line)
+    for s in (-1, 1):  # arms; the left one often raised, a stick and bauble up into the corner
+        ax, ay = cx + s * w * 0.28, by + h * 0.05
+        ex, ey = cx + s * w * r.uniform(0.35, 0.5), by + h * r.uniform(-0.2, 0.3)
+        draw.line((ax, ay, ex, ey), fill=cols[2 + (s > 0)], width=max(3, int(w * 0.06)))
+        if s < 0 and r.random() < 0.6:
+            tx, ty = FACE_W * r.uniform(0.1, 0.3), FACE_H * r.uniform(0.16, 0.36)
+            draw.line((ex, ey, tx, ty), fill=line, width=int(r.integers(2, 5)))
+            b = int(r.integers(5, 11))
+            draw.ellipse((tx - b, ty - b, tx + b, ty + b), fill=cols[int(r.integers(4))], outline=line)
+        elif r.random() < 0.5:
+            draw.line((ex, ey, ex + s * w * 0.05, ey - h * 0.2), fill=line, width=2)
+            draw.ellipse((ex + s * w * 0.05 - 5, ey - h * 0.2 - 5, ex + s * w * 0.05 + 5, ey - h * 0.2 + 5),
+                         fill=cols[int(r.integers(4))], outline=line)
+
+
+def _squeezed_word(d: Design, ink) -> "Image.Image":
+    """The joker's word drawn large, then resized to ``d.joker_fit``: the
+    condensed and extended cuts packs print it in."""
+    from PIL import Image, ImageDraw
+
+    f = font(d.rank_font, 60)
+    probe = ImageDraw.Draw(Image.new("L", (1, 1)))
+    l, t, r_, b = probe.textbbox((0, 0), d.joker_word, font=f, stroke_width=min(d.stroke, 1) * 2)
+    img = Image.new("RGBA", (r_ - l + 4, b - t + 4), (0, 0, 0, 0))
+    ImageDraw.Draw(img).text((2 - l, 2 - t), d.joker_word, font=f, fill=ink + (255,),
+                             stroke_width=min(d.stroke, 1) * 2, stroke_fill=ink + (255,))
+    fw, fh = d.joker_fit
+    return img.resize((max(8, int(FACE_W * fw)), max(6, int(FACE_H * fh))), Image.LANCZOS)
 
 
 def _suit_sign(draw, suit: str, cx: float, top: float, h: float, ink, d: Design) -> None:
@@ -285,6 +385,9 @@ def draw_generated(card: str, k: int) -> np.ndarray:
         ink = d.joker_ink or (d.inks[1] if d.joker != "star" else d.inks[0])
         if d.joker == "star":
             ld.text((cx, top), "\u2605", font=font("DejaVuSans.ttf", ih), fill=ink, anchor="mt")
+        elif d.joker == "across" and d.joker_fit:  # squeezed or stretched to a box of its own
+            word = _squeezed_word(d, tuple(int(v) for v in ink))
+            layer.paste(word, (int(max(3.0, cx - ih * 0.35)), int(top)), word)
         elif d.joker == "across":  # the word along the top edge, as wide as a third of the card
             size = max(6, int(ih * 0.6))
             while size > 6 and ld.textlength(d.joker_word, font=font(d.rank_font, size)) > FACE_W * 0.32:
@@ -317,7 +420,9 @@ def draw_generated(card: str, k: int) -> np.ndarray:
     mask = corner.astype(int).sum(axis=2) < 720
     img = Image.new("RGB", (FACE_W, FACE_H), d.paper)
     dr = ImageDraw.Draw(img)
-    if card == "JK":
+    if card == "JK" and d.joker_art >= 0:
+        _jester(dr, d.joker_art, d)
+    elif card == "JK":
         dr.text((FACE_W / 2, FACE_H / 2), "\u2605", font=font("DejaVuSans.ttf", 110), fill=d.inks[1], anchor="mm")
     elif card[1] in _PIPS:
         ph = FACE_H * (0.25 if card[1] == "A" else 0.12)

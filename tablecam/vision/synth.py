@@ -329,6 +329,31 @@ def cable_dataset(n: int, decks: list[str], seed: int = 0):
     return np.stack(xs), np.array(ys, np.int64)
 
 
+def joker_dataset(n: int, decks: list[str], seed: int = 0):
+    """``n`` corner crops of jokers, labelled ``JK``: four in five of the
+    generated designs (whose version 3 jokers carry a jester up to the
+    index and words squeezed or stretched), the rest of any training deck.
+    Danish whist is played with three jokers, and a balanced crop set shows
+    only one view in 54 of a joker, laid out as few ways as the decks."""
+    from .classify import CLASSES, corner_crops
+    from .designs import is_generated
+
+    rng = np.random.default_rng(seed)
+    pool = TexturePool(rng)
+    gen = [d for d in decks if is_generated(d)] or decks
+    xs, ys = [], []
+    faces: dict[str, np.ndarray] = {}
+    for _ in range(n):
+        pick = gen if rng.random() < 0.8 else decks
+        deck = pick[int(rng.integers(len(pick)))]
+        if deck not in faces:
+            faces[deck] = render_face("JK", deck)
+        img = corner_sample(faces[deck], rng, pool=pool)
+        xs.append((corner_crops(img)[int(rng.integers(2))] * 255).astype(np.uint8))
+        ys.append(CLASSES.index("JK"))
+    return np.stack(xs), np.array(ys, np.int64)
+
+
 def offcorner_dataset(n: int, decks: list[str], seed: int = 0):
     """``n`` corner crops of wrong quads (:func:`offcorner_sample`), all
     labelled ``none``: (N, 3, 64, 48) uint8 and labels."""

@@ -125,7 +125,7 @@ def train_classifier(out_dir: Path, n: int = 30000, epochs: int = 8, seed: int =
                      lr: float = 3e-3, progress: bool = True, width: int = 16,
                      data_seeds: list[int] | None = None, generated: int = 0, gray: float = 0.0,
                      jitter: float = 0.0, offcorner: int = 0, prints: int = 0, piles: int = 0,
-                     pile_seen: float = 0.8, cables: int = 0) -> dict:
+                     pile_seen: float = 0.8, cables: int = 0, jokers: int = 0) -> dict:
     """Train (or fine-tune from ``init``) the corner classifier.
 
     ``generated`` adds that many seeded deck designs (``designs.py``) to the
@@ -140,13 +140,15 @@ def train_classifier(out_dir: Path, n: int = 30000, epochs: int = 8, seed: int =
     labelled ``none``; ``piles`` that many corner views of cards in rendered
     piles and fanned hands (``synth.pile_dataset``), a corner at least
     ``pile_seen`` uncovered labelled with its card; ``cables`` that many views
-    of cards with a cable, pen or blade across the index (``synth.cable_dataset``)."""
+    of cards with a cable, pen or blade across the index (``synth.cable_dataset``);
+    ``jokers`` that many views of jokers drawn as the newest design version
+    draws them (``synth.joker_dataset``), whatever version the other sets are."""
     import torch
     import torch.nn.functional as F
 
     from .classify import CLASSES, CORNER_BOX, INPUT_H, INPUT_W
-    from .designs import active_version
-    from .synth import cable_dataset, offcorner_dataset, pile_dataset
+    from .designs import VERSION, active_version, drawing
+    from .synth import cable_dataset, joker_dataset, offcorner_dataset, pile_dataset
 
     t0 = time.time()
     torch.manual_seed(seed)
@@ -165,6 +167,9 @@ def train_classifier(out_dir: Path, n: int = 30000, epochs: int = 8, seed: int =
         parts.append((*_deck_views(kind, make, piles, seed, data_dir, generated), decks))
     if cables:
         parts.append((*_deck_views("cables", cable_dataset, cables, seed, data_dir, generated), decks))
+    if jokers:
+        with drawing(VERSION):
+            parts.append((*_deck_views("jokers", joker_dataset, jokers, seed, data_dir, generated), decks))
     x = np.concatenate([p[0] for p in parts])
     y = np.concatenate([p[1] for p in parts])
     t_data = time.time() - t0
@@ -237,7 +242,7 @@ def train_classifier(out_dir: Path, n: int = 30000, epochs: int = 8, seed: int =
             "data_seeds": data_seeds or [seed], "generated_decks": generated,
             "design_version": active_version() if generated else None, "gray": gray, "jitter": jitter,
             "offcorner": offcorner, "prints": prints, "piles": piles, "pile_seen": pile_seen,
-            "cables": cables,
+            "cables": cables, "jokers": jokers, "jokers_design_version": VERSION if jokers else None,
             "batch": batch, "lr": lr, "width": width, "init": str(init) if init else None,
             "train_decks": decks, "data_seconds": round(t_data, 1), "wall_seconds": round(wall, 1),
             "torch": torch.__version__, "machine": platform.processor() or platform.machine(),
