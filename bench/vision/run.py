@@ -114,6 +114,15 @@ def _ultralytics_localiser(pt: Path, onnx_localiser):
     return UltralyticsLocaliser()
 
 
+def _top1_not_joker(r: dict) -> float:
+    """Held-out top-1 over every card but the jokers: the design version 3
+    jokers were drawn after the held-out confusion list showed the jokers
+    missed, so the held-out jokers are no longer a blind test."""
+    jokers = r["n"] // 54  # one joker in each 54 views (52 cards, JK, back)
+    wrong = sum(1 for _, code, _ in r["confusions"] if code != "JK")
+    return 1.0 - wrong / max(1, r["n"] - jokers)
+
+
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--scenes", type=int, default=60)
@@ -152,9 +161,9 @@ def main() -> int:
     r1 = evaluate.eval_heldout_crops(n_per_card=args.crops, detector=det, views=1)
     out["heldout_crops"] = {"top1": round(r["top1"], 4), "per_deck": {k: round(v, 4) for k, v in r["per_deck"].items()},
                             "n": r["n"], "views": det.read_views, "confusions": r["confusions"][:15],
-                            "top1_one_view": round(r1["top1"], 4)}
+                            "top1_one_view": round(r1["top1"], 4), "top1_not_joker": round(_top1_not_joker(r), 4)}
     print(f"held-out decks, rectified cards: top-1 {r['top1']:.4f} {r['per_deck']} ({det.read_views} corner views; "
-          f"one view: {r1['top1']:.4f})", file=sys.stderr)
+          f"one view: {r1['top1']:.4f}; jokers left out: {_top1_not_joker(r):.4f})", file=sys.stderr)
     for prefix, d in variants:
         for overlap in (False, True):
             r = evaluate.eval_scenes(args.scenes, overlap=overlap, detector=d)
