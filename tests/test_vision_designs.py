@@ -242,3 +242,20 @@ def test_printed_matter_views_are_labelled_none():
     assert set(y.tolist()) == {CLASSES.index("none")}
     img = print_sample(np.random.default_rng(0))
     assert img.shape == (350, 250, 3) and img.std() > 5  # not a blank patch
+
+
+def test_shipped_classifier_names_its_averaged_stages_and_ships_their_weights():
+    """The shipped classifier averages two stages (``tablecam
+    average-classifiers``): its JSON names each member's weights and
+    recipe, and the weights are in ``models/`` so the average can be
+    rebuilt and fine-tuned further."""
+    import json
+
+    from tablecam.vision.classify import MODELS_DIR
+
+    meta = json.loads((MODELS_DIR / "card_classifier.json").read_text())
+    members = meta["recipe"].get("average_of", [])
+    assert len(members) == len(meta["recipe"]["members"]) >= 2
+    for name in members:
+        assert (MODELS_DIR.parent / name).is_file(), name
+    assert all("command" in r for r in meta["recipe"]["members"])

@@ -45,23 +45,35 @@ class TorchClassifier:
 
     def __init__(self, pt: Path, onnx):
         """``pt``: the torch weights of ``onnx`` (a CornerClassifier), whose
-        classes and corner window it reads with."""
+        classes and corner window it reads with; when its JSON says the
+        ONNX model averages several stages (``average_of``), those stages'
+        weights, averaged the same way."""
         import torch
 
         from tablecam.vision.train import build_net
 
         torch.set_num_threads(1)
-        meta = json.loads(pt.with_suffix(".json").read_text())
-        self.net = build_net(len(onnx.classes), meta["recipe"].get("width", 16))
-        self.net.load_state_dict(torch.load(pt, map_location="cpu"))
-        self.net.eval()
+        recipe = json.loads(pt.with_suffix(".json").read_text())["recipe"]
+        members = [self._member(m, pt.parent) for m in recipe.get("average_of", [])] or [pt]
+        self.nets = []
+        for m in members:
+            net = build_net(len(onnx.classes), recipe.get("width", 16))
+            net.load_state_dict(torch.load(m, map_location="cpu"))
+            self.nets.append(net.eval())
         self.classes = onnx.classes
         self.torch = torch
         self.corner_box, self.input_size = onnx.corner_box, onnx.input_size
 
+    @staticmethod
+    def _member(name: str, folder: Path) -> Path:
+        """A member's weights: as named from the repository root, or beside the JSON."""
+        p = ROOT / name
+        return p if p.exists() else folder / Path(name).name
+
     def probs(self, batch: np.ndarray) -> np.ndarray:
+        x = self.torch.from_numpy(batch)
         with self.torch.no_grad():
-            return self.torch.softmax(self.net(self.torch.from_numpy(batch)), 1).numpy()
+            return self.torch.stack([self.torch.softmax(n(x), 1) for n in self.nets]).mean(0).numpy()
 
     def classify_cards(self, cards, views: int = 1):
         from tablecam.vision.classify import read_cards

@@ -70,6 +70,11 @@ def register(sub) -> None:
     t.add_argument("--pile-seen", type=float, default=0.8,
                    help="a pile view's corner at least this uncovered is labelled with its card")
     t.set_defaults(func=cmd_train)
+    a = sub.add_parser("average-classifiers",
+                       help="one ONNX corner classifier averaging the probabilities of several stages (needs torch)")
+    a.add_argument("members", nargs="+", help="card_classifier.pt of each stage")
+    a.add_argument("--out", required=True, help="where card_classifier.onnx/.json are written")
+    a.set_defaults(func=cmd_average)
 
     d = sub.add_parser("locdata", help="build the card localiser's training set (renders + real train photos)")
     d.add_argument("--out", default="data/locdata", help="dataset directory (replaced)")
@@ -188,6 +193,23 @@ def cmd_train_localiser(args) -> int:
                           hours=args.time, model_yaml=args.model,
                           transfer=Path(args.transfer) if args.transfer else None)
     print(json.dumps(res))
+    return 0
+
+
+def cmd_average(args) -> int:
+    try:
+        import torch  # noqa: F401
+    except ImportError:
+        print("tablecam average-classifiers needs torch: run it with the training venv", file=sys.stderr)
+        return 2
+    from .train import average_classifiers
+
+    missing = [m for m in args.members if not Path(m).is_file()]
+    if missing:
+        print(f"no such weights: {', '.join(missing)}", file=sys.stderr)
+        return 2
+    meta = average_classifiers([Path(m) for m in args.members], Path(args.out))
+    print(json.dumps({"average_of": meta["recipe"]["average_of"], "wall_seconds": meta["recipe"]["wall_seconds"]}))
     return 0
 
 

@@ -256,6 +256,54 @@ def train_classifier(out_dir: Path, n: int = 30000, epochs: int = 8, seed: int =
 # ---------------------------------------------------------------- localiser
 
 
+def average_classifiers(members: list[Path], out_dir: Path) -> dict:
+    """One ONNX classifier whose output is the log of the mean of its
+    members' probabilities (``.pt`` weights of classifier stages).
+
+    The detector applies a softmax to the output, which gives back the
+    mean probability, so an averaged model drops in where one stage was.
+    Two stages that err on different cards (stage 6 on jokers, a joker
+    stage on loose quads over piles) each pull the other's sure mistakes
+    under the read floors; the cost is one more network per corner view.
+    The members' recipes are kept in the JSON."""
+    import torch
+
+    from .classify import CLASSES, CORNER_BOX, INPUT_H, INPUT_W
+
+    t0 = time.time()
+    nets = torch.nn.ModuleList()
+    for m in members:
+        net = build_net(len(CLASSES))
+        net.load_state_dict(torch.load(m, map_location="cpu"))
+        nets.append(net.eval())
+
+    class Mean(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.nets = nets
+
+        def forward(self, x):
+            p = torch.stack([torch.softmax(n(x), 1) for n in self.nets]).mean(0)
+            return torch.log(p.clamp_min(1e-12))
+
+    out_dir.mkdir(parents=True, exist_ok=True)
+    onnx_path = out_dir / "card_classifier.onnx"
+    torch.onnx.export(Mean().eval(), torch.zeros(1, 3, INPUT_H, INPUT_W), str(onnx_path), input_names=["corners"],
+                      output_names=["logits"], dynamic_axes={"corners": {0: "n"}, "logits": {0: "n"}},
+                      opset_version=17, dynamo=False)
+    recipes = []
+    for m in members:
+        j = Path(m).with_suffix(".json")
+        recipes.append(json.loads(j.read_text())["recipe"] if j.exists() else {"weights": str(m)})
+    meta = {"classes": CLASSES,
+            "input": {"shape": [3, INPUT_H, INPUT_W], "scale": "1/255", "channels": "BGR",
+                      "corner_box": list(CORNER_BOX)},
+            "recipe": {"command": " ".join(sys.argv), "average_of": [str(m) for m in members],
+                       "members": recipes, "wall_seconds": round(time.time() - t0, 1), "torch": torch.__version__}}
+    (out_dir / "card_classifier.json").write_text(json.dumps(meta, indent=1))
+    return meta
+
+
 def _offline_ultralytics(config_dir: Path) -> None:
     """Ultralytics without the network: no hub weights, no auto-installs,
     and the font it would download is a local TTF (else training stalls)."""
