@@ -47,19 +47,15 @@ class TorchClassifier:
         """``pt``: the torch weights of ``onnx`` (a CornerClassifier), whose
         classes and corner window it reads with; when its JSON says the
         ONNX model averages several stages (``average_of``), those stages'
-        weights, averaged the same way."""
+        weights, averaged as the export did (``train.averaged_net``)."""
         import torch
 
-        from tablecam.vision.train import build_net
+        from tablecam.vision.train import averaged_net
 
         torch.set_num_threads(1)
         recipe = json.loads(pt.with_suffix(".json").read_text())["recipe"]
-        members = [self._member(m, pt.parent) for m in recipe.get("average_of", [])] or [pt]
-        self.nets = []
-        for m in members:
-            net = build_net(len(onnx.classes), recipe.get("width", 16))
-            net.load_state_dict(torch.load(m, map_location="cpu"))
-            self.nets.append(net.eval())
+        members = [self._member(m, pt.parent) for m in recipe.get("average_of", [])]
+        self.net = averaged_net(members, recipe["members"]) if members else averaged_net([pt], [recipe])
         self.classes = onnx.classes
         self.torch = torch
         self.corner_box, self.input_size = onnx.corner_box, onnx.input_size
@@ -71,9 +67,8 @@ class TorchClassifier:
         return p if p.exists() else folder / Path(name).name
 
     def probs(self, batch: np.ndarray) -> np.ndarray:
-        x = self.torch.from_numpy(batch)
         with self.torch.no_grad():
-            return self.torch.stack([self.torch.softmax(n(x), 1) for n in self.nets]).mean(0).numpy()
+            return self.torch.exp(self.net(self.torch.from_numpy(batch))).numpy()
 
     def classify_cards(self, cards, views: int = 1):
         from tablecam.vision.classify import read_cards
@@ -130,7 +125,9 @@ def _top1_not_joker(r: dict) -> float:
     """Held-out top-1 over every card but the jokers: the design version 3
     jokers were drawn after the held-out confusion list showed the jokers
     missed, so the held-out jokers are no longer a blind test."""
-    jokers = r["n"] // 54  # one joker in each 54 views (52 cards, JK, back)
+    from tablecam.vision.classify import CLASSES
+
+    jokers = r["n"] // (len(CLASSES) - 1)  # one view of each class but none per deck and round
     wrong = sum(1 for _, code, _ in r["confusions"] if code != "JK")
     return 1.0 - wrong / max(1, r["n"] - jokers)
 

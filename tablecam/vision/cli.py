@@ -12,6 +12,7 @@ loaded.
 
 from __future__ import annotations
 
+import importlib
 import json
 import sys
 from pathlib import Path
@@ -176,11 +177,7 @@ def cmd_locdata(args) -> int:
 
 
 def cmd_train_localiser(args) -> int:
-    try:
-        import ultralytics  # noqa: F401
-    except ImportError:
-        print("tablecam train-localiser needs Ultralytics: run it with the training venv, e.g. "
-              ".venv-train/bin/python -m tablecam train-localiser ...", file=sys.stderr)
+    if not _training_venv("train-localiser", "ultralytics"):
         return 2
     from .train import export_localiser, train_localiser
 
@@ -196,11 +193,20 @@ def cmd_train_localiser(args) -> int:
     return 0
 
 
-def cmd_average(args) -> int:
+def _training_venv(command: str, module: str = "torch") -> bool:
+    """Whether ``module`` (torch, Ultralytics) imports; if not, say which
+    venv ``tablecam command`` runs in."""
     try:
-        import torch  # noqa: F401
+        importlib.import_module(module)
     except ImportError:
-        print("tablecam average-classifiers needs torch: run it with the training venv", file=sys.stderr)
+        print(f"tablecam {command} needs {module}: run it with the training venv, e.g. "
+              f".venv-train/bin/python -m tablecam {command} ...", file=sys.stderr)
+        return False
+    return True
+
+
+def cmd_average(args) -> int:
+    if not _training_venv("average-classifiers"):
         return 2
     from .train import average_classifiers
 
@@ -214,11 +220,7 @@ def cmd_average(args) -> int:
 
 
 def cmd_train(args) -> int:
-    try:
-        import torch  # noqa: F401
-    except ImportError:
-        print("tablecam train needs torch: run it with the training venv, e.g. "
-              ".venv-train/bin/python -m tablecam train ...", file=sys.stderr)
+    if not _training_venv("train"):
         return 2
     from .designs import use_version
     from .train import train_classifier

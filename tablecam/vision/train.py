@@ -146,7 +146,7 @@ def train_classifier(out_dir: Path, n: int = 30000, epochs: int = 8, seed: int =
     import torch
     import torch.nn.functional as F
 
-    from .classify import CLASSES, CORNER_BOX, INPUT_H, INPUT_W
+    from .classify import CLASSES
     from .designs import VERSION, active_version, drawing
     from .synth import cable_dataset, joker_dataset, offcorner_dataset, pile_dataset
 
@@ -226,16 +226,10 @@ def train_classifier(out_dir: Path, n: int = 30000, epochs: int = 8, seed: int =
         bar.close()
     out_dir.mkdir(parents=True, exist_ok=True)
     torch.save(net.state_dict(), out_dir / "card_classifier.pt")
-    net.eval()
-    dummy = torch.zeros(1, 3, INPUT_H, INPUT_W)
-    onnx_path = out_dir / "card_classifier.onnx"
-    torch.onnx.export(net, dummy, str(onnx_path), input_names=["corners"], output_names=["logits"],
-                      dynamic_axes={"corners": {0: "n"}, "logits": {0: "n"}}, opset_version=17, dynamo=False)
+    model_meta = _export_classifier(net.eval(), out_dir)
     wall = time.time() - t0
     meta = {
-        "classes": CLASSES,
-        "input": {"shape": [3, INPUT_H, INPUT_W], "scale": "1/255", "channels": "BGR",
-                  "corner_box": list(CORNER_BOX)},
+        **model_meta,
         "recipe": {
             "command": " ".join(sys.argv),
             "samples": int(len(xt)), "epochs": epochs, "seed": seed, "threads": threads,
@@ -253,27 +247,42 @@ def train_classifier(out_dir: Path, n: int = 30000, epochs: int = 8, seed: int =
     return meta
 
 
-# ---------------------------------------------------------------- localiser
-
-
-def average_classifiers(members: list[Path], out_dir: Path) -> dict:
-    """One ONNX classifier whose output is the log of the mean of its
-    members' probabilities (``.pt`` weights of classifier stages).
-
-    The detector applies a softmax to the output, which gives back the
-    mean probability, so an averaged model drops in where one stage was.
-    Two stages that err on different cards (stage 6 on jokers, a joker
-    stage on loose quads over piles) each pull the other's sure mistakes
-    under the read floors; the cost is one more network per corner view.
-    The members' recipes are kept in the JSON."""
+def _export_classifier(net, out_dir: Path) -> dict:
+    """Write ``net`` (a corner classifier, logits out) as
+    ``card_classifier.onnx`` and return the JSON fields the reader needs:
+    classes and input format, corner window included."""
     import torch
 
     from .classify import CLASSES, CORNER_BOX, INPUT_H, INPUT_W
 
-    t0 = time.time()
+    out_dir.mkdir(parents=True, exist_ok=True)
+    torch.onnx.export(net, torch.zeros(1, 3, INPUT_H, INPUT_W), str(out_dir / "card_classifier.onnx"),
+                      input_names=["corners"], output_names=["logits"],
+                      dynamic_axes={"corners": {0: "n"}, "logits": {0: "n"}}, opset_version=17, dynamo=False)
+    return {"classes": CLASSES,
+            "input": {"shape": [3, INPUT_H, INPUT_W], "scale": "1/255", "channels": "BGR",
+                      "corner_box": list(CORNER_BOX)}}
+
+
+def _member_recipe(weights: Path) -> dict:
+    """The recipe in the JSON beside a stage's ``.pt``, if there is one."""
+    j = Path(weights).with_suffix(".json")
+    return json.loads(j.read_text()).get("recipe", {}) if j.exists() else {}
+
+
+def averaged_net(members: list[Path], recipes: list[dict] | None = None):
+    """The corner classifiers of ``members`` (``.pt`` weights) as one torch
+    module whose output is the log of their mean probability: a softmax
+    of it gives back the mean, so it reads where one stage read.  Each
+    member is built as wide as its recipe says."""
+    import torch
+
+    from .classify import CLASSES
+
+    recipes = recipes or [_member_recipe(m) for m in members]
     nets = torch.nn.ModuleList()
-    for m in members:
-        net = build_net(len(CLASSES))
+    for m, r in zip(members, recipes):
+        net = build_net(len(CLASSES), r.get("width", 16))
         net.load_state_dict(torch.load(m, map_location="cpu"))
         nets.append(net.eval())
 
@@ -286,22 +295,28 @@ def average_classifiers(members: list[Path], out_dir: Path) -> dict:
             p = torch.stack([torch.softmax(n(x), 1) for n in self.nets]).mean(0)
             return torch.log(p.clamp_min(1e-12))
 
-    out_dir.mkdir(parents=True, exist_ok=True)
-    onnx_path = out_dir / "card_classifier.onnx"
-    torch.onnx.export(Mean().eval(), torch.zeros(1, 3, INPUT_H, INPUT_W), str(onnx_path), input_names=["corners"],
-                      output_names=["logits"], dynamic_axes={"corners": {0: "n"}, "logits": {0: "n"}},
-                      opset_version=17, dynamo=False)
-    recipes = []
-    for m in members:
-        j = Path(m).with_suffix(".json")
-        recipes.append(json.loads(j.read_text())["recipe"] if j.exists() else {"weights": str(m)})
-    meta = {"classes": CLASSES,
-            "input": {"shape": [3, INPUT_H, INPUT_W], "scale": "1/255", "channels": "BGR",
-                      "corner_box": list(CORNER_BOX)},
+    return Mean().eval()
+
+
+def average_classifiers(members: list[Path], out_dir: Path) -> dict:
+    """One ONNX classifier averaging the probabilities of several stages
+    (:func:`averaged_net`).  Two stages that err on different cards (stage
+    6 on jokers, a joker stage on loose quads over piles) each pull the
+    other's sure mistakes under the read floors; the cost is one more
+    network per corner view.  The members' recipes are kept in the JSON."""
+    import torch
+
+    t0 = time.time()
+    recipes = [_member_recipe(m) or {"weights": str(m)} for m in members]
+    model_meta = _export_classifier(averaged_net(members, recipes), out_dir)
+    meta = {**model_meta,
             "recipe": {"command": " ".join(sys.argv), "average_of": [str(m) for m in members],
                        "members": recipes, "wall_seconds": round(time.time() - t0, 1), "torch": torch.__version__}}
     (out_dir / "card_classifier.json").write_text(json.dumps(meta, indent=1))
     return meta
+
+
+# ---------------------------------------------------------------- localiser
 
 
 def _offline_ultralytics(config_dir: Path) -> None:
