@@ -259,3 +259,14 @@ def test_shipped_classifier_names_its_averaged_stages_and_ships_their_weights():
     for name in members:
         assert (MODELS_DIR.parent / name).is_file(), name
     assert all("command" in r for r in meta["recipe"]["members"])
+
+
+def test_rebuilding_the_average_in_place_reads_each_member_s_own_recipe():
+    """``models/card_classifier.pt`` is stage 6, and the JSON beside it now
+    describes the average: a rebuild of the average (the model card's
+    command) must record stage 6's recipe, not the average's."""
+    from tablecam.vision.classify import MODELS_DIR
+    from tablecam.vision.train import _member_recipe
+
+    assert "data/stage6" in _member_recipe(MODELS_DIR / "card_classifier.pt")["command"]
+    assert "data/stage12" in _member_recipe(MODELS_DIR / "card_classifier_stage12.pt")["command"]

@@ -265,9 +265,19 @@ def _export_classifier(net, out_dir: Path) -> dict:
 
 
 def _member_recipe(weights: Path) -> dict:
-    """The recipe in the JSON beside a stage's ``.pt``, if there is one."""
+    """The recipe in the JSON beside a stage's ``.pt``, if there is one.
+
+    Where that JSON is an average built from these weights (shipped
+    ``models/card_classifier.pt`` is stage 6, and ``card_classifier.json``
+    beside it describes the average of stages 6 and 12), the stage's own
+    recipe is the one the average recorded for it, so rebuilding the
+    average in place writes the same JSON again."""
     j = Path(weights).with_suffix(".json")
-    return json.loads(j.read_text()).get("recipe", {}) if j.exists() else {}
+    recipe = json.loads(j.read_text()).get("recipe", {}) if j.exists() else {}
+    names = [Path(m).name for m in recipe.get("average_of", [])]
+    if Path(weights).name in names:
+        return recipe["members"][names.index(Path(weights).name)]
+    return recipe
 
 
 def averaged_net(members: list[Path], recipes: list[dict] | None = None):
