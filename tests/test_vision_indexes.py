@@ -50,7 +50,7 @@ def test_index_labels_leave_out_a_covered_corner_and_face_down_cards(tmp_path):
 
     for d in ("images", "labels"):
         (tmp_path / d).mkdir()
-    name = render_one((3, 7, tmp_path, [], "index", (3, 6)))
+    name = render_one((3, 7, tmp_path, [], "index", (3, 6), 0.1, 0))
     lines = (tmp_path / "labels" / f"{name}.txt").read_text().splitlines()
     # the same scene drawn again, with its truth
     from tablecam.vision.faces import training_decks

@@ -35,6 +35,7 @@ KNOBS: list[tuple[str, str, type, str, str]] = [
     ("--loc-conf", "localiser_conf", float, "0.25,0.4,0.55", "the localiser's least box score"),
     ("--gate", "gate_iou", float, "0,0.5", "a classical quad is kept only inside a box by this IoU (0: every one)"),
     ("--min-conf", "min_conf", float, "0.6", "the least confidence of a card read"),
+    ("--min-conf-rare", "min_conf_rare", float, "0.9", "the least confidence of a back or a joker read"),
     ("--nms", "localiser_iou", float, "0.75", "the localiser's box NMS IoU"),
     ("--trim", "box_trim", float, "0", "box_variants trim (0: the box alone)"),
     ("--whole", "whole_image_classical", bool, "1", "1: also the classical localiser on the whole image, 0: not"),
@@ -72,6 +73,9 @@ KNOBS: list[tuple[str, str, type, str, str]] = [
      "the share of such a card's quad the found cards must cover"),
     ("--index-floor-open", "index_floor_open", float, "0.6",
      "the least confidence of a card read from its index alone that no found card touches"),
+    ("--close-conf", "close_conf", float, "0.7", "boxes left without a card: their likeliest quads read as a card found is "
+     "read, kept from this confidence (0: off)"),
+    ("--close-quads", "close_quads", int, "2", "quads per box read so"),
     ("--best-assignment", "best_assignment", bool, "1",
      "1: boxes to cards by the surest assignment of the picture, 0: greedily"),
 ]

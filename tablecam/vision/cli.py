@@ -89,6 +89,9 @@ def register(sub) -> None:
     d.add_argument("--scenes-seed", type=int, default=None,
                    help="seed of the rendered scenes (default --seed, which also splits the real photos)")
     d.add_argument("--cards", default="0,7", help="cards per rendered scene: low,high (high excluded)")
+    d.add_argument("--back-share", type=float, default=0.1, help="share of rendered cards lying face down")
+    d.add_argument("--generated", type=int, default=0,
+                   help="generated training designs (gen-0 ..) drawn besides the Debian decks")
     d.set_defaults(func=cmd_locdata)
 
     lt = sub.add_parser("train-localiser", help="train the card localiser (Ultralytics, training venv)")
@@ -171,7 +174,8 @@ def cmd_locdata(args) -> int:
 
     res = build_dataset(Path(args.out), n_synth=args.synth, seed=args.seed, real_val=args.real_val,
                         real_repeat=args.real_repeat, workers=args.workers, fmt=args.format,
-                        scenes_seed=args.scenes_seed, cards=tuple(int(v) for v in args.cards.split(",")))
+                        scenes_seed=args.scenes_seed, cards=tuple(int(v) for v in args.cards.split(",")),
+                        back_share=args.back_share, generated=args.generated)
     print(json.dumps(res))
     return 0
 

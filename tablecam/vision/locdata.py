@@ -186,14 +186,14 @@ def render_one(args) -> str:
     from .indexes import index_windows
     from .synth import render_scene
 
-    i, seed, out, reals, fmt, cards = args
+    i, seed, out, reals, fmt, cards, back_share, generated = args
     rng = np.random.default_rng([seed, i])
     w, h = SIZES[int(rng.integers(len(SIZES)))]
     short = min(w, h)
     card_px = (0.18 * short, 0.55 * short)  # real photos: a card is 1/3-1/2 of the short side
     bg = _background(rng, h, w, reals)
-    sc = render_scene(rng, training_decks(), size=(w, h), card_px=card_px, background=bg,
-                      n_cards=int(rng.integers(*cards)))
+    sc = render_scene(rng, training_decks(generated), size=(w, h), card_px=card_px, background=bg,
+                      n_cards=int(rng.integers(*cards)), back_share=back_share)
     name = f"synth_{seed}_{i:05d}"
     cv2.imwrite(str(out / "images" / f"{name}.jpg"), sc.image, [cv2.IMWRITE_JPEG_QUALITY, 90])
     if fmt == "obb":
@@ -226,7 +226,7 @@ def split_real_train(real_root: Path | None = None, seed: int = 0, real_val: int
 def build_dataset(out: Path, n_synth: int = 800, seed: int = 0, real_root: Path | None = None,
                   real_val: int = 40, real_repeat: int = 2, workers: int = 2, progress: bool = True,
                   fmt: str = "detect", scenes_seed: int | None = None,
-                  cards: tuple[int, int] = (0, 7)) -> dict:
+                  cards: tuple[int, int] = (0, 7), back_share: float = 0.1, generated: int = 0) -> dict:
     """Write ``out/{train,val}/{images,labels}`` and ``out/data.yaml``.
 
     ``fmt`` "detect": axis-aligned boxes; "obb": oriented card quads (the
@@ -238,7 +238,9 @@ def build_dataset(out: Path, n_synth: int = 800, seed: int = 0, real_root: Path 
     photos must stay unseen); ``scenes_seed`` (default ``seed``) draws the
     renders, so a later stage gets new scenes over the same split, and
     ``cards`` is the range of cards a scene holds (more cards, more piles
-    and fans)."""
+    and fans); ``back_share`` the share of rendered cards lying face down,
+    ``generated`` the generated training designs added to the decks drawn
+    (``faces.training_decks``: their backs are more backs to learn)."""
     import cv2
 
     from .evaluate import REAL_PHOTOS, read_voc
@@ -282,7 +284,7 @@ def build_dataset(out: Path, n_synth: int = 800, seed: int = 0, real_root: Path 
                 shutil.copyfile(real_root / n, out / part / "images" / f"{stem}.jpg")
                 (out / part / "labels" / f"{stem}.txt").write_text(lab)
     scenes_seed = seed if scenes_seed is None else scenes_seed
-    jobs = [(i, scenes_seed, out / "train", reals, fmt, tuple(cards)) for i in range(n_synth)]
+    jobs = [(i, scenes_seed, out / "train", reals, fmt, tuple(cards), back_share, generated) for i in range(n_synth)]
     if workers > 1:
         import multiprocessing as mp
 
@@ -293,7 +295,8 @@ def build_dataset(out: Path, n_synth: int = 800, seed: int = 0, real_root: Path 
     (out / "data.yaml").write_text(
         f"path: {out.resolve()}\ntrain: train/images\nval: val/images\nnames:\n  0: {'index' if fmt == 'index' else 'card'}\n")
     return {"synth": len(done), "real_train": (len(train_names) - kept_out["train"]) * real_repeat, "real_val": len(val_names),
-            "real_backgrounds": len(reals), "real_left_out": kept_out, "seed": seed, "scenes_seed": scenes_seed, "cards": list(cards)}
+            "real_backgrounds": len(reals), "real_left_out": kept_out, "seed": seed, "scenes_seed": scenes_seed, "cards": list(cards),
+            "back_share": back_share, "generated": generated}
 
 
 @functools.lru_cache(maxsize=1)

@@ -576,13 +576,14 @@ def _card_mask(shape, quad) -> np.ndarray:
 def render_scene(rng: np.random.Generator, decks: list[str], size: tuple[int, int] = (1280, 720),
                  n_cards: int | None = None, overlap: bool = True, fingers: bool = True,
                  backs: bool = True, card_px: tuple[int, int] = (110, 200),
-                 background: np.ndarray | None = None) -> Scene:
+                 background: np.ndarray | None = None, back_share: float = 0.1) -> Scene:
     """A table seen from above with cards on it, and the ground truth.
 
     With ``overlap`` some cards are laid as a fanned hand or a trick pile:
     the later card covers part of the earlier one, but the earlier one's
     index corner stays visible most of the time (as on a real table); a
     card whose two index corners are both covered is labelled not visible.
+    With ``backs`` each card lies face down with probability ``back_share``.
     """
     import cv2
 
@@ -624,7 +625,7 @@ def render_scene(rng: np.random.Generator, decks: list[str], size: tuple[int, in
         for j in range(k):
             code = codes[idx]
             idx += 1
-            if backs and rng.random() < 0.1:
+            if backs and rng.random() < back_share:
                 code = "back"
             if kind == "fan":
                 ang = base_ang + (j - k / 2) * rng.uniform(0.12, 0.2)
