@@ -46,7 +46,7 @@ KNOBS: list[tuple[str, str, type, str, str]] = [
     ("--refit", "refit", bool, "1", "1: boxes left without a card are read through fitted quads too"),
     ("--fallback-iou", "fallback_iou", float, "0.8", "a fall-back read's quad may overlap a claimed card's this much"),
     ("--under", "under", float, "0.95", "read cards under a found card in boxes whose IoU with it is below this"),
-    ("--under-conf", "under_conf", float, "0.8", "the least confidence of a card read under another"),
+    ("--under-conf", "under_conf", float, "0.9", "the least confidence of a card read under another"),
     ("--under-conf-rare", "under_conf_rare", float, "0.97", "the same for a back or a joker"),
     ("--nudge", "nudge", int, "4", "rounds of nudging the rectangles of boxes left without a card (0: off)"),
     ("--nudge-keep", "nudge_keep", int, "2", "starts per box that climb (0: all)"),
