@@ -556,11 +556,7 @@ class CardDetector:
         # per box, its surest read of each card (a box may take in a neighbour's index too)
         reads_of_box: dict[int, dict[int, tuple[float, np.ndarray, np.ndarray]]] = {}
         loose: list[Detection] = []
-        unsure: dict[int, list[tuple[float, np.ndarray]]] = {}  # per box, its quads by their share of card
-        none = self.classes.index("none")
         for q, p, bi in zip(cand_quads, probs, owner):
-            if bi >= 0 and self.close_conf:
-                unsure.setdefault(bi, []).append((1.0 - float(p[none]), q))
             ci, conf = self._read(p)
             if ci < 0:
                 continue
@@ -587,11 +583,12 @@ class CardDetector:
         if self.nudge:
             dets += self._nudged(image_bgr, props + weak, found, dets, reads_of_box, fit_cache)
         if self.close_conf:
-            dets += self._read_closely(image_bgr, props, found, dets, unsure)
+            dets += self._read_closely(image_bgr, props, found, dets, cand_quads, probs, owner)
         return _one_per_card(dets + loose, self.nms_iou, quads=False)
 
     def _read_closely(self, image_bgr: np.ndarray, props: list, found: dict[int, Detection],
-                      dets: list[Detection], unsure: dict[int, list[tuple[float, np.ndarray]]]) -> list[Detection]:
+                      dets: list[Detection], cand_quads: list[np.ndarray], probs: list[np.ndarray],
+                      owner: list[int]) -> list[Detection]:
         """Cards in boxes still without one, read as a found card is read.
 
         A candidate quad is read once through one corner window and must
@@ -605,27 +602,40 @@ class CardDetector:
         is a new card (:meth:`_new_card`)."""
         from .localise import warp_card
 
-        left = [bi for bi in range(len(props)) if bi not in found and bi in unsure
-                and not any(_iou(props[bi][0], d.box) > self.nudge_skip_iou for d in dets)]
+        left = {bi for bi in range(len(props)) if bi not in found
+                and not any(_iou(props[bi][0], d.box) > self.nudge_skip_iou for d in dets)}
         if not left:
             return []
-        h, w = image_bgr.shape[:2]
-        quads = [(bi, q) for bi in left
-                 for _, q in sorted(unsure[bi], key=lambda t: -t[0])[:self.close_quads]]
-        probs = self.read_found([warp_card(image_bgr, q) for _, q in quads])
+        none = self.classes.index("none")
+        likeliest: dict[int, list[tuple[float, np.ndarray]]] = {}
+        for q, p, bi in zip(cand_quads, probs, owner):
+            if bi in left:
+                likeliest.setdefault(bi, []).append((1.0 - float(p[none]), q))
+        quads = [(bi, q) for bi, qs in likeliest.items()
+                 for _, q in sorted(qs, key=lambda t: -t[0])[:self.close_quads]]
         best: dict[int, tuple[float, int, np.ndarray, np.ndarray]] = {}
-        for (bi, q), p in zip(quads, probs):
+        for (bi, q), p in zip(quads, self.read_found([warp_card(image_bgr, q) for _, q in quads])):
             ci, conf = self._read(p)
             if ci >= 0 and conf >= self._floor(ci, self.close_conf, self.under_conf_rare) \
                     and conf > best.get(bi, (0.0,))[0]:
                 best[bi] = (conf, ci, q, p)
-        have = {d.card for d in dets if d.card != "back"}
+        h, w = image_bgr.shape[:2]
         width = float(np.median([_short_side(d.quad) for d in dets])) if dets else None
+        return self._place_new(best, dets, width, w, h)
+
+    def _place_new(self, best: dict[int, tuple[float, int, np.ndarray, np.ndarray]], dets: list[Detection],
+                   width: float | None, w: int, h: int) -> list[Detection]:
+        """The reads of ``best`` (box -> (conf, class, quad, probs)), surest
+        first, that are new cards beside ``dets`` and each other
+        (:meth:`_new_card`): a face card once, backs as many as lie apart."""
+        have = {d.card for d in dets if d.card != "back"}
         out: list[Detection] = []
         for conf, ci, q, p in sorted(best.values(), key=lambda t: -t[0]):
-            if self._new_card(self.classes[ci], q, have, dets + out, width):
+            if not self._new_card(self.classes[ci], q, have, dets + out, width):
+                continue
+            if self.classes[ci] != "back":
                 have.add(self.classes[ci])
-                out.append(self._detection(q, p, ci, conf, w, h))
+            out.append(self._detection(q, p, ci, conf, w, h))
         return out
 
     def _read_fitted(self, image_bgr: np.ndarray, props: list, boxes: list[int], width: float | None,
@@ -738,14 +748,7 @@ class CardDetector:
             if conf >= self._floor(ci, self.nudge_conf, self.under_conf_rare) and conf > best.get(bi, (0.0,))[0]:
                 best[bi] = (conf, ci, q, p)
         self._confirm(image_bgr, best)
-        out: list[Detection] = []
-        for conf, ci, q, p in sorted(best.values(), key=lambda t: -t[0]):
-            if not self._new_card(self.classes[ci], q, have, dets + out, width):
-                continue
-            if self.classes[ci] != "back":
-                have.add(self.classes[ci])
-            out.append(self._detection(q, p, ci, conf, w, h))
-        return out
+        return self._place_new(best, dets, width, w, h)
 
     def _nudge_starts(self, image_bgr: np.ndarray, props: list, left: list[int], beyond: list[int],
                       found: dict[int, Detection], dets: list[Detection], reads_of_box: dict,
