@@ -76,6 +76,10 @@ KNOBS: list[tuple[str, str, type, str, str]] = [
     ("--close-conf", "close_conf", float, "0.7", "boxes left without a card: their likeliest quads read as a card found is "
      "read, kept from this confidence (0: off)"),
     ("--close-quads", "close_quads", int, "2", "quads per box read so"),
+    ("--back-check", "back_check", float, "0.1", "reads leaning to back with at least this P(back) are checked whole "
+     "(back_check.onnx; 0: off)"),
+    ("--back-check-faces", "back_check_faces", float, "0", "face reads under this confidence are checked whole too"),
+    ("--back-check-veto", "back_check_veto", float, "0", "a back read the check gives P(back) under this is dropped"),
     ("--best-assignment", "best_assignment", bool, "1",
      "1: boxes to cards by the surest assignment of the picture, 0: greedily"),
 ]
@@ -93,6 +97,7 @@ def main() -> int:
     ap.add_argument("--no-classical", action="store_true", help="skip the classical-only row")
     ap.add_argument("--index-reader", default=None,
                     help="the classifier (ONNX) that reads index windows (default: the model directory's)")
+    ap.add_argument("--back-check-path", default=None, help="the back check (ONNX; default: the model directory's)")
     ap.add_argument("--imgsz", default="320+480", help="localiser input sizes (long side) to try; 320+480 runs both")
     for option, _, _, default, what in KNOBS:
         ap.add_argument(option, default=default, help=what)
@@ -160,7 +165,7 @@ def main() -> int:
     for sz, *chosen in itertools.product(sizes, *values):
         kwargs = {kwarg: v for (_, kwarg, _, _, _), v in zip(KNOBS, chosen)}
         det = CardDetector(args.model_dir, localiser=True, localiser_imgsz=sz, index_reader=args.index_reader,
-                           **kwargs)
+                           back_check_path=args.back_check_path, **kwargs)
         rows.append({"config": f"localiser {'+'.join(map(str, sz))} px "
                                + " ".join(f"{option[2:]} {v}" for (option, *_), v in zip(KNOBS, chosen)),
                      **run(det)})

@@ -77,6 +77,22 @@ def register(sub) -> None:
     a.add_argument("--out", required=True, help="where card_classifier.onnx/.json are written")
     a.set_defaults(func=cmd_average)
 
+    b = sub.add_parser("train-back-check",
+                       help="train the whole-card check of face-down cards (needs the training venv with torch)")
+    b.add_argument("--out", default="models", help="where back_check.onnx/.json/.pt are written")
+    b.add_argument("-n", "--samples", type=int, default=12000, help="views of cards in rendered scenes")
+    b.add_argument("--epochs", type=int, default=8)
+    b.add_argument("--seed", type=int, default=0)
+    b.add_argument("--threads", type=int, default=2)
+    b.add_argument("--width", type=int, default=12, help="channels of the first conv layer")
+    b.add_argument("--generated-decks", type=int, default=60, help="generated training designs drawn besides the decks")
+    b.add_argument("--smoothing", type=float, default=0.05, help="label smoothing (0.05 keeps P(back) under ~0.97)")
+    b.add_argument("--decoys", type=int, default=1500,
+                   help="views of what the localiser boxes on the real train photos away from the cards (none)")
+    b.add_argument("--prints", type=int, default=1000, help="views of printed matter (none)")
+    b.add_argument("--data-dir", default="data", help="cache for the rendered views")
+    b.set_defaults(func=cmd_train_back_check)
+
     d = sub.add_parser("locdata", help="build the card localiser's training set (renders + real train photos)")
     d.add_argument("--out", default="data/locdata", help="dataset directory (replaced)")
     d.add_argument("-n", "--synth", type=int, default=800, help="rendered scenes")
@@ -220,6 +236,19 @@ def cmd_average(args) -> int:
         return 2
     meta = average_classifiers([Path(m) for m in args.members], Path(args.out))
     print(json.dumps({"average_of": meta["recipe"]["average_of"], "wall_seconds": meta["recipe"]["wall_seconds"]}))
+    return 0
+
+
+def cmd_train_back_check(args) -> int:
+    if not _training_venv("train-back-check"):
+        return 2
+    from .train import train_back_check
+
+    meta = train_back_check(Path(args.out), n=args.samples, epochs=args.epochs, seed=args.seed,
+                            threads=args.threads, width=args.width, generated=args.generated_decks,
+                            smoothing=args.smoothing, decoys=args.decoys, prints=args.prints,
+                            data_dir=Path(args.data_dir))
+    print(json.dumps({"wall_seconds": meta["recipe"]["wall_seconds"], "history": meta["history"][-1]}))
     return 0
 
 

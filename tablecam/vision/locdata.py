@@ -223,6 +223,29 @@ def split_real_train(real_root: Path | None = None, seed: int = 0, real_val: int
     return [names[i] for i in order[real_val:]], [names[i] for i in order[:real_val]]
 
 
+def _free_strips(img: np.ndarray, gts: list) -> list[np.ndarray]:
+    """The photo's largest card-free strip (:func:`card_free_region`), as a list of none or one."""
+    free = card_free_region(img, [b for _, b in gts])
+    return [] if free is None else [np.ascontiguousarray(free)]
+
+
+def real_floors(seed: int = 0, real_val: int = 40) -> list[np.ndarray]:
+    """Card-free strips of the real train photos the localiser trains on
+    (never the tuning photos of :func:`split_real_train`): real carpet,
+    wood and cloth for rendered scenes to lie on."""
+    import cv2
+
+    from .evaluate import REAL_PHOTOS, read_voc
+
+    root = REAL_PHOTOS / "train"
+    out: list[np.ndarray] = []
+    for n in split_real_train(root, seed, real_val)[0]:
+        img = cv2.imread(str(root / n))
+        if img is not None:
+            out += _free_strips(img, read_voc(os.path.splitext(root / n)[0] + ".xml"))
+    return out
+
+
 def build_dataset(out: Path, n_synth: int = 800, seed: int = 0, real_root: Path | None = None,
                   real_val: int = 40, real_repeat: int = 2, workers: int = 2, progress: bool = True,
                   fmt: str = "detect", scenes_seed: int | None = None,
@@ -263,9 +286,7 @@ def build_dataset(out: Path, n_synth: int = 800, seed: int = 0, real_root: Path 
             h, w = img.shape[:2]
             gts = read_voc(os.path.splitext(real_root / n)[0] + ".xml")
             if part == "train":
-                free = card_free_region(img, [b for _, b in gts])
-                if free is not None:
-                    reals.append(np.ascontiguousarray(free))
+                reals += _free_strips(img, gts)
             if fmt == "obb":
                 lab = yolo_obb_lines([pseudo_quad(img, b, r, _detector()) for r, b in gts], w, h)
             elif fmt == "index":

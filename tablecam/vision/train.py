@@ -264,6 +264,99 @@ def _export_classifier(net, out_dir: Path) -> dict:
                       "corner_box": list(CORNER_BOX)}}
 
 
+def train_back_check(out_dir: Path, n: int = 12000, epochs: int = 8, seed: int = 0, threads: int = 2,
+                     data_dir: Path = Path("data"), batch: int = 128, lr: float = 3e-3, width: int = 12,
+                     generated: int = 60, smoothing: float = 0.05, decoys: int = 1500, prints: int = 1000,
+                     progress: bool = True) -> dict:
+    """Train the whole-card back check (``backs.py``): ``n`` views of cards
+    in rendered scenes of the training decks and ``generated`` generated
+    designs (their backs), on the real train photos' floors, then export
+    ``back_check.onnx`` and its JSON (classes, input, recipe).
+
+    ``smoothing`` is the label smoothing: at 0.05 the check's P(back) stays
+    under about 0.97, so it lifts a back's read over the detector's main
+    floor for a back (0.9) but not over the floor of a back read under a
+    found card (0.97); trained without it, the check added false backs
+    (a court card, a back's misfitted quad) on the tuning scenes.
+    ``decoys`` adds that many views of what the localiser boxes on the
+    real train photos away from the cards (:func:`~tablecam.vision.backs.real_decoys`),
+    ``prints`` that many views of printed matter, both ``none``."""
+    import torch
+    import torch.nn.functional as F
+
+    from .backs import BACK_CLASSES, VIEW_H, VIEW_W, back_views
+    from .faces import training_decks
+    from .locdata import real_floors
+
+    t0 = time.time()
+    torch.manual_seed(seed)
+    np.random.seed(seed)
+    torch.set_num_threads(threads)
+    torch.use_deterministic_algorithms(True)
+    decks = training_decks(generated)
+    x, y = _cached(data_dir / _set_name("backviews", n, seed, decks, generated),
+                   lambda: back_views(n, decks, seed=seed, reals=real_floors(), progress=progress))
+    none = BACK_CLASSES.index("none")
+    if decoys:
+        from .backs import real_decoys
+
+        d = real_decoys(decoys, seed=seed)
+        x, y = np.concatenate([x, d]), np.concatenate([y, np.full(len(d), none, np.int64)])
+    if prints:
+        from .backs import card_view
+        from .synth import print_sample
+
+        rng = np.random.default_rng(seed)
+        p = np.stack([card_view(print_sample(rng)) for _ in range(prints)])
+        x, y = np.concatenate([x, p]), np.concatenate([y, np.full(len(p), none, np.int64)])
+    t_data = time.time() - t0
+    xt, yt = torch.from_numpy(x), torch.from_numpy(y)
+    net = build_net(len(BACK_CLASSES), width)
+    opt = torch.optim.AdamW(net.parameters(), lr=lr, weight_decay=1e-4)
+    steps = epochs * ((len(xt) + batch - 1) // batch)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=lr, total_steps=steps, pct_start=0.15)
+    g = torch.Generator().manual_seed(seed)
+    history = []
+    for ep in range(epochs):
+        net.train()
+        perm = torch.randperm(len(xt), generator=g)
+        tot, correct, loss_sum = 0, 0, 0.0
+        for i in range(0, len(xt), batch):
+            idx = perm[i:i + batch]
+            xb = xt[idx].float() / 255.0
+            flip = torch.rand(len(xb), generator=g) < 0.5  # a card lies either way up
+            xb[flip] = torch.flip(xb[flip], dims=(2, 3))
+            yb = yt[idx]
+            out = net(xb)
+            loss = F.cross_entropy(out, yb, label_smoothing=smoothing)
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            sched.step()
+            tot += len(yb)
+            correct += int((out.argmax(1) == yb).sum())
+            loss_sum += loss.item() * len(yb)
+        history.append({"epoch": ep + 1, "loss": round(loss_sum / tot, 4), "train_acc": round(correct / tot, 4)})
+        if progress:
+            print(f"epoch {ep + 1}/{epochs} loss {loss_sum / tot:.3f} acc {correct / tot:.3f}", flush=True)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    net.eval()
+    torch.save(net.state_dict(), out_dir / "back_check.pt")
+    torch.onnx.export(net, torch.zeros(1, 3, VIEW_H, VIEW_W), str(out_dir / "back_check.onnx"),
+                      input_names=["card"], output_names=["logits"],
+                      dynamic_axes={"card": {0: "n"}, "logits": {0: "n"}}, opset_version=17, dynamo=False)
+    meta = {"classes": BACK_CLASSES,
+            "input": {"shape": [3, VIEW_H, VIEW_W], "scale": "1/255", "channels": "BGR", "view": "whole card"},
+            "recipe": {"command": " ".join(sys.argv), "samples": int(len(xt)), "labels": np.bincount(y, minlength=3).tolist(),
+                       "epochs": epochs, "seed": seed, "threads": threads, "generated_decks": generated,
+                       "smoothing": smoothing, "decoys": decoys, "prints": prints, "batch": batch, "lr": lr, "width": width, "train_decks": decks,
+                       "data_seconds": round(t_data, 1), "wall_seconds": round(time.time() - t0, 1),
+                       "torch": torch.__version__, "machine": platform.processor() or platform.machine()},
+            "history": history}
+    (out_dir / "back_check.json").write_text(json.dumps(meta, indent=1) + "\n")
+    return meta
+
+
 def _member_recipe(weights: Path) -> dict:
     """The recipe in the JSON beside a stage's ``.pt``, if there is one.
 

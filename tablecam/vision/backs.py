@@ -1,0 +1,222 @@
+"""Is this quad a face-down card?  A whole-card check of the corner reads.
+
+The corner classifier reads a card from its two index windows.  A card's
+back has no index, so a back is told only by its corners' pattern, and many
+backs show a plain border there - the same plain paper as the body of a
+face card seen through a wrong quad, which the classifier learnt to call
+``none``.  On the tuning scenes a clear, lone back read 0.44-0.89 as
+``back`` (the floor for a back is 0.9: wood grain and carpet read as backs
+too), and backs were half the cards missed.
+
+The back check looks at the whole rectified card, small (64x88): a back's
+pattern fills it edge to edge and no index or pip is anywhere; a face card
+shows white paper with ink; a wrong quad shows table or half a card.  Its
+three classes are ``back``, ``face`` and ``none``.  It is trained on
+rendered table scenes (fans, piles, fingers, the real photos' floors as
+backgrounds; 35% of the cards face down), each card seen through its own
+quad moved as a localiser would find it, and wrong quads labelled ``none``
+(:func:`back_views`).  The detector asks it only about reads the corner
+classifier leaned to ``back`` or ``none`` with some weight on ``back``
+(:class:`BackCheckedReader`).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import numpy as np
+
+BACK_CLASSES = ["back", "face", "none"]
+VIEW_W, VIEW_H = 64, 88  # the whole card, small: the pattern, not the index, is what tells a back
+
+
+def card_view(card_bgr: np.ndarray) -> np.ndarray:
+    """A rectified card (any size, portrait) as the check's (3, H, W) uint8 input."""
+    import cv2
+
+    small = cv2.resize(card_bgr, (VIEW_W, VIEW_H), interpolation=cv2.INTER_AREA)
+    return np.ascontiguousarray(small.transpose(2, 0, 1))
+
+
+def _jittered(quad: np.ndarray, rng: np.random.Generator, most: float = 0.03) -> np.ndarray:
+    q = quad.astype(np.float32)
+    side = np.array([np.linalg.norm(q[1] - q[0]), np.linalg.norm(q[3] - q[0])], np.float32)
+    return q + rng.normal(0, 1, (4, 2)).astype(np.float32) * side * rng.uniform(0.005, most)
+
+
+def _wrong_quad(quad: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """A card's quad moved off it: shifted by 40-80% of a side, or turned 30-60 degrees and shrunk."""
+    q = quad.astype(np.float32)
+    c = q.mean(axis=0)
+    u, v = q[1] - q[0], q[3] - q[0]
+    if rng.random() < 0.6:
+        return q + u * rng.uniform(0.4, 0.8) * rng.choice([-1, 1]) + v * rng.uniform(-0.5, 0.5) * (rng.random() < 0.5)
+    a = math.radians(rng.uniform(30, 60)) * rng.choice([-1, 1])
+    rot = np.array([[math.cos(a), -math.sin(a)], [math.sin(a), math.cos(a)]], np.float32)
+    return ((q - c) * rng.uniform(0.6, 1.0)) @ rot.T + c
+
+
+def back_views(n: int, decks: list[str], seed: int = 0, reals: list[np.ndarray] | None = None,
+               back_share: float = 0.35, progress: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    """``n`` whole-card views (N, 3, 88, 64) uint8 and labels (``BACK_CLASSES``)
+    from rendered table scenes of ``decks``.
+
+    Each visible card (an index corner at least 70% uncovered, as the
+    benchmark counts it) is seen through its own quad moved by 0.5-3%; about
+    one view in five is a wrong quad (:func:`_wrong_quad`) or a bare patch
+    of table, labelled ``none``.  ``reals`` (card-free strips of real
+    photos) are laid under half the scenes."""
+    from .localise import warp_card
+    from .locdata import _background
+    from .synth import render_scene
+
+    rng = np.random.default_rng(seed)
+    xs: list[np.ndarray] = []
+    ys: list[int] = []
+    bar = None
+    if progress:
+        try:
+            from tqdm import tqdm
+
+            bar = tqdm(total=n, desc="render back views", unit="view")
+        except ImportError:
+            bar = None
+    sizes = [(1280, 720), (960, 540), (1024, 768)]
+    while len(xs) < n:
+        w, h = sizes[int(rng.integers(len(sizes)))]
+        bg = _background(rng, h, w, reals or [])
+        sc = render_scene(rng, decks, size=(w, h), n_cards=int(rng.integers(2, 8)), card_px=(70, 220),
+                          background=bg, back_share=back_share)
+        before = len(xs)
+        for card in sc.cards:
+            if card.visible:
+                xs.append(card_view(warp_card(sc.image, _jittered(card.quad, rng))))
+                ys.append(0 if card.card == "back" else 1)
+            if rng.random() < 0.25:
+                xs.append(card_view(warp_card(sc.image, _wrong_quad(card.quad, rng))))
+                ys.append(2)
+        if rng.random() < 0.3 and sc.cards:  # bare table where a card could lie
+            q = sc.cards[0].quad.astype(np.float32)
+            shift = np.array([rng.uniform(-0.4, 0.4) * w, rng.uniform(-0.4, 0.4) * h], np.float32)
+            xs.append(card_view(warp_card(sc.image, np.clip(q + shift, 0, [w - 1, h - 1]))))
+            ys.append(2)
+        if bar:
+            bar.update(len(xs) - before)
+    if bar:
+        bar.close()
+    return np.stack(xs[:n]), np.array(ys[:n], np.int64)
+
+
+def real_decoys(n: int, seed: int = 0, real_val: int = 40) -> np.ndarray:
+    """``n`` whole-card views (N, 3, 88, 64) uint8 of what the box
+    localiser boxes on the real train photos (never the tuning photos of
+    :func:`~tablecam.vision.locdata.split_real_train`) away from every
+    labelled card: postcards, flyers, printed pictures, boxes - all
+    ``none``.  A card-sized picture is patterned edge to edge as a back
+    is; without these the check called three of them backs.  Each box is
+    seen through its inscribed card quads, moved as a localiser would."""
+    import cv2
+
+    from .evaluate import REAL_PHOTOS, _covers, read_voc
+    from .localise import warp_card
+    from .locdata import split_real_train
+    from .proposals import CardLocaliser, box_iou, box_quads
+    from .synth import photometric
+
+    rng = np.random.default_rng(seed)
+    loc = CardLocaliser()
+    root = REAL_PHOTOS / "train"
+    seen: list[tuple[np.ndarray, np.ndarray]] = []  # (photo, quad) of each decoy
+    for name in split_real_train(root, 0, real_val)[0]:
+        img = cv2.imread(str(root / name))
+        if img is None:
+            continue
+        cards = [b for _, b in read_voc(root / (name.rsplit(".", 1)[0] + ".xml"))]
+        for box, _, _ in loc.proposals(img):
+            if any(box_iou(box, c) > 0.05 or _covers(box, c) > 0.2 for c in cards):
+                continue
+            seen += [(img, q) for q in box_quads(box)]
+    if not seen:
+        return np.zeros((0, 3, VIEW_H, VIEW_W), np.uint8)
+    out = []
+    for i in range(n):
+        img, q = seen[i % len(seen)] if i < len(seen) else seen[int(rng.integers(len(seen)))]
+        view = warp_card(img, _jittered(q, rng, 0.05))
+        out.append(card_view(photometric(view, rng, strength=0.5) if i >= len(seen) else view))
+    return np.stack(out)
+
+
+class BackCheck:
+    """The ONNX back check (``models/back_check.onnx``): P(back, face, none) per rectified card."""
+
+    def __init__(self, path: str | Path, threads: int = 1):
+        import onnxruntime as ort
+
+        opts = ort.SessionOptions()
+        opts.intra_op_num_threads = threads
+        opts.inter_op_num_threads = 1
+        opts.log_severity_level = 3
+        self.session = ort.InferenceSession(str(path), opts, providers=["CPUExecutionProvider"])
+        self.input_name = self.session.get_inputs()[0].name
+        meta = Path(path).with_suffix(".json")
+        self.classes = json.loads(meta.read_text()).get("classes", BACK_CLASSES) if meta.exists() else BACK_CLASSES
+
+    def probs(self, cards: list[np.ndarray]) -> np.ndarray:
+        if not cards:
+            return np.zeros((0, len(self.classes)), np.float32)
+        x = np.stack([card_view(c) for c in cards]).astype(np.float32) / 255.0
+        z = self.session.run(None, {self.input_name: x})[0]
+        z = z - z.max(axis=1, keepdims=True)
+        e = np.exp(z)
+        return e / e.sum(axis=1, keepdims=True)
+
+
+class BackCheckedReader:
+    """The corner classifier, with its leaning-to-back reads checked whole.
+
+    A read whose likeliest class is ``back`` or ``none`` and that gives
+    ``back`` at least ``low`` is shown to the back check; where the check
+    says ``back`` surer than the corners did, that becomes the read's
+    ``back`` share (the other classes scaled down to make room), so the
+    detector's floors for a back (``min_conf_rare``, ``under_conf_rare``)
+    apply to the check's word.  Everything else the classifier reads is
+    passed through unchanged."""
+
+    def __init__(self, classifier, check: BackCheck, low: float = 0.1, face_below: float = 0.0, veto: float = 0.0):
+        self.classifier = classifier
+        self.check = check
+        self.low = low
+        self.face_below = face_below
+        self.veto = veto
+        self.back = classifier.classes.index("back")
+        self.none = classifier.classes.index("none")
+        self.check_back = check.classes.index("back")
+
+    def __getattr__(self, name):  # classes, corner_box, input_size, probs ...
+        return getattr(self.classifier, name)
+
+    def classify_cards(self, cards: list[np.ndarray], views: int = 1) -> list[np.ndarray]:
+        probs = self.classifier.classify_cards(cards, views=views)
+        ask = [i for i, p in enumerate(probs) if self._ask(p)]
+        if not ask:
+            return probs
+        said = self.check.probs([cards[i] for i in ask])[:, self.check_back]
+        for i, b in zip(ask, said):
+            p = probs[i]
+            if b > p[self.back] or b < self.veto:  # a back the check sees as a face or a picture: not a back
+                rest = 1.0 - p[self.back]
+                q = p * ((1.0 - b) / rest if rest > 0 else 0.0)
+                q[self.back] = b
+                probs[i] = q
+        return probs
+
+    def _ask(self, p: np.ndarray) -> bool:
+        """Whether the check sees this read: it leans to ``back`` or
+        ``none`` with P(back) at least ``low``, or it is a face card read
+        under ``face_below`` (a back's pattern read as a court card)."""
+        top = int(np.argmax(p))
+        if top in (self.back, self.none):
+            return p[self.back] >= self.low
+        return p[top] < self.face_below

@@ -1,0 +1,114 @@
+"""The whole-card back check: a face-down card told by its whole pattern."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+cv2 = pytest.importorskip("cv2")
+
+from tablecam.vision.backs import BACK_CLASSES, VIEW_H, VIEW_W, BackCheckedReader, back_views, card_view  # noqa: E402
+from tablecam.vision.classify import CLASSES  # noqa: E402
+
+CHECK = Path(__file__).resolve().parents[1] / "models" / "back_check.onnx"
+BACK, NONE = CLASSES.index("back"), CLASSES.index("none")
+
+
+def test_a_card_is_seen_whole_and_small():
+    v = card_view(np.zeros((350, 250, 3), np.uint8))
+    assert v.shape == (3, VIEW_H, VIEW_W) and v.dtype == np.uint8
+
+
+def test_back_views_label_backs_faces_and_wrong_quads():
+    x, y = back_views(60, ["drawn-sans", "gen-0"], seed=3, back_share=0.5)
+    assert x.shape == (60, 3, VIEW_H, VIEW_W)
+    assert set(np.unique(y)) <= {0, 1, 2} and {0, 1} <= set(np.unique(y))
+    again = back_views(60, ["drawn-sans", "gen-0"], seed=3, back_share=0.5)
+    assert np.array_equal(again[0], x) and np.array_equal(again[1], y)  # reproducible from the seed
+
+
+class _Corners:
+    """A corner classifier that reads every card as ``p``."""
+
+    classes = CLASSES
+    corner_box = (0, 0, 80, 144)
+
+    def __init__(self, p):
+        self.p = np.asarray(p, np.float64)
+
+    def classify_cards(self, cards, views=1):
+        return [self.p.copy() for _ in cards]
+
+
+class _Check:
+    classes = BACK_CLASSES
+
+    def __init__(self, back):
+        self.back = back
+        self.asked = 0
+
+    def probs(self, cards):
+        self.asked += len(cards)
+        return np.array([[self.back, (1 - self.back) / 2, (1 - self.back) / 2]] * len(cards))
+
+
+def _read(back=0.0, none=0.0, face=0.0):
+    p = np.full(len(CLASSES), 1e-6)
+    p[BACK], p[NONE], p[0] = back, none, face
+    return p / p.sum()
+
+
+def test_a_back_the_corners_read_weakly_takes_the_checks_word():
+    """A lone back with plain corners read 0.44 as a back, 0.40 as nothing."""
+    check = _Check(0.99)
+    got = BackCheckedReader(_Corners(_read(back=0.44, none=0.40, face=0.16)), check, low=0.1)
+    p = got.classify_cards([np.zeros((350, 250, 3), np.uint8)])[0]
+    assert check.asked == 1 and int(np.argmax(p)) == BACK and p[BACK] == pytest.approx(0.99)
+    assert p.sum() == pytest.approx(1.0)
+
+
+def test_a_face_read_is_never_shown_to_the_check():
+    check = _Check(0.99)
+    p = BackCheckedReader(_Corners(_read(back=0.2, face=0.8)), check, low=0.1).classify_cards([np.zeros((9, 9, 3))])[0]
+    assert check.asked == 0 and int(np.argmax(p)) == 0
+
+
+def test_the_check_never_lowers_a_back_the_corners_are_sure_of():
+    p = BackCheckedReader(_Corners(_read(back=0.98, none=0.02)), _Check(0.5), low=0.1).classify_cards([np.zeros((9, 9, 3))])[0]
+    assert p[BACK] == pytest.approx(0.98, abs=1e-4)
+
+
+@pytest.mark.skipif(not CHECK.exists(), reason="no shipped back check in models/")
+def test_the_shipped_check_tells_a_back_from_a_face_and_the_table():
+    from tablecam.vision.backs import BackCheck
+    from tablecam.vision.designs import VALIDATION_DESIGNS
+    from tablecam.vision.faces import render_face
+    from tablecam.vision.synth import table_texture
+
+    check = BackCheck(CHECK)
+    unseen = f"gen-{VALIDATION_DESIGNS.start}"  # a design no model trained on
+    cards = [render_face("back", unseen), render_face("SQ", unseen), render_face("H7", "drawn-sans"),
+             table_texture(np.random.default_rng(0), 350, 250).astype(np.uint8)]
+    said = [BACK_CLASSES[int(np.argmax(p))] for p in check.probs(cards)]
+    assert said == ["back", "face", "face", "none"]
+
+
+def test_a_weak_face_read_is_checked_only_when_asked():
+    """A back's pattern read as a court card at 0.55: ``face_below`` shows it to the check."""
+    weak_queen = _read(back=0.3, face=0.55, none=0.15)
+    check = _Check(0.98)
+    p = BackCheckedReader(_Corners(weak_queen), check, low=0.1).classify_cards([np.zeros((9, 9, 3))])[0]
+    assert check.asked == 0 and int(np.argmax(p)) == 0
+    p = BackCheckedReader(_Corners(weak_queen), check, low=0.1, face_below=0.7).classify_cards([np.zeros((9, 9, 3))])[0]
+    assert check.asked == 1 and int(np.argmax(p)) == BACK
+
+
+def test_a_back_the_check_sees_as_a_picture_is_vetoed():
+    """A postcard's corners read as a back at 0.95; the check, seeing it whole, gives 0.02."""
+    postcard = _read(back=0.95, none=0.05)
+    p = BackCheckedReader(_Corners(postcard), _Check(0.02), low=0.1).classify_cards([np.zeros((9, 9, 3))])[0]
+    assert int(np.argmax(p)) == BACK  # without a veto the corners stand
+    p = BackCheckedReader(_Corners(postcard), _Check(0.02), low=0.1, veto=0.5).classify_cards([np.zeros((9, 9, 3))])[0]
+    assert p[BACK] == pytest.approx(0.02) and int(np.argmax(p)) == NONE
