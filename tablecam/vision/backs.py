@@ -70,19 +70,12 @@ def back_views(n: int, decks: list[str], seed: int = 0, reals: list[np.ndarray] 
     photos) are laid under half the scenes."""
     from .localise import warp_card
     from .locdata import _background
-    from .synth import render_scene
+    from .synth import progress_bar, render_scene
 
     rng = np.random.default_rng(seed)
     xs: list[np.ndarray] = []
     ys: list[int] = []
-    bar = None
-    if progress:
-        try:
-            from tqdm import tqdm
-
-            bar = tqdm(total=n, desc="render back views", unit="view")
-        except ImportError:
-            bar = None
+    bar = progress_bar(n, "render back views", "view", progress)
     sizes = [(1280, 720), (960, 540), (1024, 768)]
     while len(xs) < n:
         w, h = sizes[int(rng.integers(len(sizes)))]
@@ -152,13 +145,9 @@ class BackCheck:
     """The ONNX back check (``models/back_check.onnx``): P(back, face, none) per rectified card."""
 
     def __init__(self, path: str | Path, threads: int = 1):
-        import onnxruntime as ort
+        from .classify import onnx_session
 
-        opts = ort.SessionOptions()
-        opts.intra_op_num_threads = threads
-        opts.inter_op_num_threads = 1
-        opts.log_severity_level = 3
-        self.session = ort.InferenceSession(str(path), opts, providers=["CPUExecutionProvider"])
+        self.session = onnx_session(path, threads)
         self.input_name = self.session.get_inputs()[0].name
         meta = Path(path).with_suffix(".json")
         self.classes = json.loads(meta.read_text()).get("classes", BACK_CLASSES) if meta.exists() else BACK_CLASSES
@@ -166,11 +155,10 @@ class BackCheck:
     def probs(self, cards: list[np.ndarray]) -> np.ndarray:
         if not cards:
             return np.zeros((0, len(self.classes)), np.float32)
+        from .classify import _softmax
+
         x = np.stack([card_view(c) for c in cards]).astype(np.float32) / 255.0
-        z = self.session.run(None, {self.input_name: x})[0]
-        z = z - z.max(axis=1, keepdims=True)
-        e = np.exp(z)
-        return e / e.sum(axis=1, keepdims=True)
+        return _softmax(self.session.run(None, {self.input_name: x})[0])
 
 
 class BackCheckedReader:

@@ -66,6 +66,17 @@ def combine_corners(p_tl: np.ndarray, p_br: np.ndarray) -> np.ndarray:
     return p_tl if p_tl[a] >= p_br[b] else p_br
 
 
+def onnx_session(path: str | Path, threads: int = 1):
+    """An ONNX Runtime CPU session of ``threads`` threads, quiet (errors only)."""
+    import onnxruntime as ort
+
+    opts = ort.SessionOptions()
+    opts.intra_op_num_threads = threads
+    opts.inter_op_num_threads = 1
+    opts.log_severity_level = 3
+    return ort.InferenceSession(str(path), opts, providers=["CPUExecutionProvider"])
+
+
 def _softmax(z: np.ndarray) -> np.ndarray:
     z = z - z.max(axis=-1, keepdims=True)
     e = np.exp(z)
@@ -76,16 +87,10 @@ class CornerClassifier:
     """The ONNX corner-index network (``models/card_classifier.onnx``)."""
 
     def __init__(self, model_path: str | Path | None = None, threads: int = 1):
-        import onnxruntime as ort
-
         path = Path(model_path) if model_path else MODELS_DIR / "card_classifier.onnx"
         if not path.exists():
             raise FileNotFoundError(f"card classifier model not found: {path}")
-        opts = ort.SessionOptions()
-        opts.intra_op_num_threads = threads
-        opts.inter_op_num_threads = 1
-        opts.log_severity_level = 3
-        self.session = ort.InferenceSession(str(path), opts, providers=["CPUExecutionProvider"])
+        self.session = onnx_session(path, threads)
         self.input_name = self.session.get_inputs()[0].name
         meta_path = path.with_suffix(".json")
         meta = json.loads(meta_path.read_text()) if meta_path.exists() else {}

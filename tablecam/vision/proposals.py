@@ -25,7 +25,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .classify import MODELS_DIR
+from .classify import MODELS_DIR, onnx_session
 
 CARD_ASPECT = 350 / 250  # height / width of a card face
 
@@ -113,15 +113,10 @@ class CardLocaliser:
 
     def __init__(self, path: str | Path | None = None, threads: int = 1, conf: float = 0.25, iou: float = 0.6,
                  imgsz: int | tuple[int, ...] | list[int] | None = None):
-        import onnxruntime as ort
-
         self.path = Path(path) if path else MODELS_DIR / "card_localiser.onnx"
         meta = self.path.with_suffix(".json")
         self.meta = json.loads(meta.read_text()) if meta.exists() else {}
-        opts = ort.SessionOptions()
-        opts.intra_op_num_threads = threads
-        opts.inter_op_num_threads = 1
-        self.session = ort.InferenceSession(str(self.path), opts, providers=["CPUExecutionProvider"])
+        self.session = onnx_session(self.path, threads)
         inp = self.session.get_inputs()[0]
         self.input = inp.name
         # a model exported with dynamic axes takes any multiple of 32; a static one only its own square size

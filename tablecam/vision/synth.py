@@ -199,6 +199,17 @@ def draw_cable(img: np.ndarray, rng: np.random.Generator, through: tuple[float, 
 # ---------------------------------------------------------------- corner samples
 
 
+def progress_bar(total: int, desc: str, unit: str, on: bool = True):
+    """A tqdm bar when ``on`` and tqdm is installed, else None (callers skip their updates)."""
+    if not on:
+        return None
+    try:
+        from tqdm import tqdm
+    except ImportError:
+        return None
+    return tqdm(total=total, desc=desc, unit=unit)
+
+
 class TexturePool:
     """A few hundred table textures, cut into random windows: rendering a
     fresh texture per training sample costs more than everything else."""

@@ -120,6 +120,51 @@ def _prints(n: int, seed: int, cache: Path):
     return _cached(cache / _set_name("prints", n, seed), lambda: print_dataset(n, seed=seed))
 
 
+def _fit(net, xt, yt, epochs: int, batch: int, lr: float, g, augment, smoothing: float = 0.05,
+         progress: bool = True) -> list[dict]:
+    """Train ``net`` on uint8 images ``xt`` and labels ``yt``: AdamW,
+    one-cycle learning rate, cross-entropy with label ``smoothing``, each
+    batch scaled to [0, 1] and passed through ``augment`` (which draws
+    from the generator ``g``, as the shuffling does); a progress bar, or a
+    line per epoch.  Returns the loss and accuracy of each epoch."""
+    import torch
+    import torch.nn.functional as F
+
+    from .synth import progress_bar
+
+    opt = torch.optim.AdamW(net.parameters(), lr=lr, weight_decay=1e-4)
+    steps = epochs * ((len(xt) + batch - 1) // batch)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=lr, total_steps=steps, pct_start=0.15)
+    bar = progress_bar(steps, "train", "batch", progress)
+    history = []
+    for ep in range(epochs):
+        net.train()
+        perm = torch.randperm(len(xt), generator=g)
+        tot, correct, loss_sum = 0, 0, 0.0
+        for i in range(0, len(xt), batch):
+            idx = perm[i:i + batch]
+            xb = augment(xt[idx].float() / 255.0)
+            yb = yt[idx]
+            out = net(xb)
+            loss = F.cross_entropy(out, yb, label_smoothing=smoothing)
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            sched.step()
+            tot += len(yb)
+            correct += int((out.argmax(1) == yb).sum())
+            loss_sum += loss.item() * len(yb)
+            if bar:
+                bar.update(1)
+                bar.set_postfix(epoch=ep + 1, loss=f"{loss_sum / tot:.3f}", acc=f"{correct / tot:.3f}")
+        history.append({"epoch": ep + 1, "loss": round(loss_sum / tot, 4), "train_acc": round(correct / tot, 4)})
+        if not bar:
+            print(f"epoch {ep + 1}/{epochs} loss {loss_sum / tot:.3f} acc {correct / tot:.3f}", flush=True)
+    if bar:
+        bar.close()
+    return history
+
+
 def train_classifier(out_dir: Path, n: int = 30000, epochs: int = 8, seed: int = 0, threads: int = 2,
                      init: Path | None = None, data_dir: Path = Path("data"), batch: int = 128,
                      lr: float = 3e-3, progress: bool = True, width: int = 16,
@@ -144,7 +189,6 @@ def train_classifier(out_dir: Path, n: int = 30000, epochs: int = 8, seed: int =
     ``jokers`` that many views of jokers drawn as the newest design version
     draws them (``synth.joker_dataset``), whatever version the other sets are."""
     import torch
-    import torch.nn.functional as F
 
     from .classify import CLASSES
     from .designs import VERSION, active_version, drawing
@@ -178,52 +222,20 @@ def train_classifier(out_dir: Path, n: int = 30000, epochs: int = 8, seed: int =
     net = build_net(len(CLASSES), width)
     if init:
         net.load_state_dict(torch.load(init, map_location="cpu"))
-    opt = torch.optim.AdamW(net.parameters(), lr=lr, weight_decay=1e-4)
-    steps = epochs * ((len(xt) + batch - 1) // batch)
-    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=lr, total_steps=steps, pct_start=0.15)
     g = torch.Generator().manual_seed(seed)
-    bar = None
-    if progress:
-        try:
-            from tqdm import tqdm
 
-            bar = tqdm(total=steps, desc="train", unit="batch")
-        except ImportError:
-            bar = None
-    history = []
-    for ep in range(epochs):
-        net.train()
-        perm = torch.randperm(len(xt), generator=g)
-        tot, correct, loss_sum = 0, 0, 0.0
-        for i in range(0, len(xt), batch):
-            idx = perm[i:i + batch]
-            xb = xt[idx].float() / 255.0
-            # small translations: the localiser's corner is never exact
-            dx, dy = torch.randint(-3, 4, (2,), generator=g).tolist()
-            xb = torch.roll(xb, shifts=(dy, dx), dims=(2, 3))
-            if jitter > 0:
-                xb = _affine_jitter(xb, jitter, g)
-            if gray > 0:
-                g_mask = torch.rand(len(xb), generator=g) < gray
-                xb[g_mask] = xb[g_mask].mean(dim=1, keepdim=True).expand(-1, 3, -1, -1)
-            yb = yt[idx]
-            out = net(xb)
-            loss = F.cross_entropy(out, yb, label_smoothing=0.05)
-            opt.zero_grad()
-            loss.backward()
-            opt.step()
-            sched.step()
-            tot += len(yb)
-            correct += int((out.argmax(1) == yb).sum())
-            loss_sum += float(loss) * len(yb)
-            if bar:
-                bar.update(1)
-                bar.set_postfix(epoch=ep + 1, loss=f"{loss_sum / tot:.3f}", acc=f"{correct / tot:.3f}")
-        history.append({"epoch": ep + 1, "loss": round(loss_sum / tot, 4), "train_acc": round(correct / tot, 4)})
-        if not bar:
-            print(f"epoch {ep + 1}/{epochs} loss {loss_sum / tot:.3f} acc {correct / tot:.3f}", flush=True)
-    if bar:
-        bar.close()
+    def augment(xb):
+        # small translations: the localiser's corner is never exact
+        dx, dy = torch.randint(-3, 4, (2,), generator=g).tolist()
+        xb = torch.roll(xb, shifts=(dy, dx), dims=(2, 3))
+        if jitter > 0:
+            xb = _affine_jitter(xb, jitter, g)
+        if gray > 0:
+            g_mask = torch.rand(len(xb), generator=g) < gray
+            xb[g_mask] = xb[g_mask].mean(dim=1, keepdim=True).expand(-1, 3, -1, -1)
+        return xb
+
+    history = _fit(net, xt, yt, epochs, batch, lr, g, augment, progress=progress)
     out_dir.mkdir(parents=True, exist_ok=True)
     torch.save(net.state_dict(), out_dir / "card_classifier.pt")
     model_meta = _export_classifier(net.eval(), out_dir)
@@ -282,7 +294,6 @@ def train_back_check(out_dir: Path, n: int = 12000, epochs: int = 8, seed: int =
     real train photos away from the cards (:func:`~tablecam.vision.backs.real_decoys`),
     ``prints`` that many views of printed matter, both ``none``."""
     import torch
-    import torch.nn.functional as F
 
     from .backs import BACK_CLASSES, VIEW_H, VIEW_W, back_views
     from .faces import training_decks
@@ -312,33 +323,14 @@ def train_back_check(out_dir: Path, n: int = 12000, epochs: int = 8, seed: int =
     t_data = time.time() - t0
     xt, yt = torch.from_numpy(x), torch.from_numpy(y)
     net = build_net(len(BACK_CLASSES), width)
-    opt = torch.optim.AdamW(net.parameters(), lr=lr, weight_decay=1e-4)
-    steps = epochs * ((len(xt) + batch - 1) // batch)
-    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=lr, total_steps=steps, pct_start=0.15)
     g = torch.Generator().manual_seed(seed)
-    history = []
-    for ep in range(epochs):
-        net.train()
-        perm = torch.randperm(len(xt), generator=g)
-        tot, correct, loss_sum = 0, 0, 0.0
-        for i in range(0, len(xt), batch):
-            idx = perm[i:i + batch]
-            xb = xt[idx].float() / 255.0
-            flip = torch.rand(len(xb), generator=g) < 0.5  # a card lies either way up
-            xb[flip] = torch.flip(xb[flip], dims=(2, 3))
-            yb = yt[idx]
-            out = net(xb)
-            loss = F.cross_entropy(out, yb, label_smoothing=smoothing)
-            opt.zero_grad()
-            loss.backward()
-            opt.step()
-            sched.step()
-            tot += len(yb)
-            correct += int((out.argmax(1) == yb).sum())
-            loss_sum += loss.item() * len(yb)
-        history.append({"epoch": ep + 1, "loss": round(loss_sum / tot, 4), "train_acc": round(correct / tot, 4)})
-        if progress:
-            print(f"epoch {ep + 1}/{epochs} loss {loss_sum / tot:.3f} acc {correct / tot:.3f}", flush=True)
+
+    def either_way_up(xb):  # a card lies either way up
+        flip = torch.rand(len(xb), generator=g) < 0.5
+        xb[flip] = torch.flip(xb[flip], dims=(2, 3))
+        return xb
+
+    history = _fit(net, xt, yt, epochs, batch, lr, g, either_way_up, smoothing=smoothing, progress=progress)
     out_dir.mkdir(parents=True, exist_ok=True)
     net.eval()
     torch.save(net.state_dict(), out_dir / "back_check.pt")
