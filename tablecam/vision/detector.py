@@ -293,7 +293,9 @@ class CardDetector:
     fewer in the unseen designs; 0.15 one and one: off.
     ``back_check_faces`` 0.7 (face reads under it shown to the check too):
     one card fewer in the training-deck scenes, two in the unseen designs
-    (precision 0.977 -> 0.981): off.
+    (precision 0.977 -> 0.981): off.  With the check, ``back_check`` 0.05
+    and ``under_conf_rare`` 0.95 each read every tuning set exactly as
+    the shipped settings.
     """
 
     def __init__(self, model_dir: str | Path | None = None, threads: int = 1,
