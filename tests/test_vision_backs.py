@@ -112,3 +112,12 @@ def test_a_back_the_check_sees_as_a_picture_is_vetoed():
     assert int(np.argmax(p)) == BACK  # without a veto the corners stand
     p = BackCheckedReader(_Corners(postcard), _Check(0.02), low=0.1, veto=0.5).classify_cards([np.zeros((9, 9, 3))])[0]
     assert p[BACK] == pytest.approx(0.02) and int(np.argmax(p)) == NONE
+
+
+def test_the_checked_reader_stands_in_for_the_classifier():
+    """The detector and the bench read ``classes`` and the corner window through it; a copy works."""
+    import copy
+
+    reader = BackCheckedReader(_Corners(_read(back=0.5, none=0.5)), _Check(0.9))
+    assert reader.classes == CLASSES and reader.corner_box == (0, 0, 80, 144)
+    assert copy.copy(reader).low == reader.low

@@ -108,7 +108,8 @@ def real_decoys(n: int, seed: int = 0, real_val: int = 40) -> np.ndarray:
     :func:`~tablecam.vision.locdata.split_real_train`) away from every
     labelled card: postcards, flyers, printed pictures, boxes - all
     ``none``.  A card-sized picture is patterned edge to edge as a back
-    is; without these the check called three of them backs.  Each box is
+    is; a check trained without these called a painting and a postcard
+    backs.  Each box is
     seen through its inscribed card quads, moved as a localiser would."""
     import cv2
 
@@ -170,7 +171,12 @@ class BackCheckedReader:
     ``back`` share (the other classes scaled down to make room), so the
     detector's floors for a back (``min_conf_rare``, ``under_conf_rare``)
     apply to the check's word.  Everything else the classifier reads is
-    passed through unchanged."""
+    passed through unchanged.
+
+    Two more uses, measured and off by default (``CardDetector``'s
+    docstring): ``face_below`` also shows it the face reads under that
+    confidence, ``veto`` lets its P(back) stand when it is under ``veto``
+    (a back read the check sees as a face or a picture)."""
 
     def __init__(self, classifier, check: BackCheck, low: float = 0.1, face_below: float = 0.0, veto: float = 0.0):
         self.classifier = classifier
@@ -183,6 +189,8 @@ class BackCheckedReader:
         self.check_back = check.classes.index("back")
 
     def __getattr__(self, name):  # classes, corner_box, input_size, probs ...
+        if name == "classifier":  # not set yet (a copy being built): no endless lookup
+            raise AttributeError(name)
         return getattr(self.classifier, name)
 
     def classify_cards(self, cards: list[np.ndarray], views: int = 1) -> list[np.ndarray]:
