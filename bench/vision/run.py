@@ -227,11 +227,8 @@ def main() -> int:
         if not pt.exists():
             pt = ROOT / "data" / "stage1" / "card_classifier.pt"
         tc = TorchClassifier(pt, det.classifier)
-        if hasattr(det.classifier, "check"):  # the same back check around it (backs.BackCheckedReader)
-            from tablecam.vision.backs import BackCheckedReader
-
-            bc = det.classifier
-            tc = BackCheckedReader(tc, bc.check, low=bc.low, face_below=bc.face_below, veto=bc.veto)
+        if hasattr(det.classifier, "around"):  # the same back check around it (backs.BackCheckedReader)
+            tc = det.classifier.around(tc)
         t_torch = _time(lambda c: tc.classify_cards([c]), crops)
         t_torch_full = _time_detect_with(det, "classifier", tc, frames)
         out["latency"].update({

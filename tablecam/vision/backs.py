@@ -22,11 +22,14 @@ classifier leaned to ``back`` or ``none`` with some weight on ``back``
 
 from __future__ import annotations
 
+import copy
 import json
 import math
 from pathlib import Path
 
 import numpy as np
+
+from .classify import _softmax, onnx_session
 
 BACK_CLASSES = ["back", "face", "none"]
 VIEW_W, VIEW_H = 64, 88  # the whole card, small: the pattern, not the index, is what tells a back
@@ -38,12 +41,6 @@ def card_view(card_bgr: np.ndarray) -> np.ndarray:
 
     small = cv2.resize(card_bgr, (VIEW_W, VIEW_H), interpolation=cv2.INTER_AREA)
     return np.ascontiguousarray(small.transpose(2, 0, 1))
-
-
-def _jittered(quad: np.ndarray, rng: np.random.Generator, most: float = 0.03) -> np.ndarray:
-    q = quad.astype(np.float32)
-    side = np.array([np.linalg.norm(q[1] - q[0]), np.linalg.norm(q[3] - q[0])], np.float32)
-    return q + rng.normal(0, 1, (4, 2)).astype(np.float32) * side * rng.uniform(0.005, most)
 
 
 def _wrong_quad(quad: np.ndarray, rng: np.random.Generator) -> np.ndarray:
@@ -70,7 +67,7 @@ def back_views(n: int, decks: list[str], seed: int = 0, reals: list[np.ndarray] 
     photos) are laid under half the scenes."""
     from .localise import warp_card
     from .locdata import _background
-    from .synth import progress_bar, render_scene
+    from .synth import jittered_quad, progress_bar, render_scene
 
     rng = np.random.default_rng(seed)
     xs: list[np.ndarray] = []
@@ -85,7 +82,7 @@ def back_views(n: int, decks: list[str], seed: int = 0, reals: list[np.ndarray] 
         before = len(xs)
         for card in sc.cards:
             if card.visible:
-                xs.append(card_view(warp_card(sc.image, _jittered(card.quad, rng))))
+                xs.append(card_view(warp_card(sc.image, jittered_quad(card.quad, rng))))
                 ys.append(0 if card.card == "back" else 1)
             if rng.random() < 0.25:
                 xs.append(card_view(warp_card(sc.image, _wrong_quad(card.quad, rng))))
@@ -111,23 +108,17 @@ def real_decoys(n: int, seed: int = 0, real_val: int = 40) -> np.ndarray:
     is; a check trained without these called a painting and a postcard
     backs.  Each box is
     seen through its inscribed card quads, moved as a localiser would."""
-    import cv2
-
-    from .evaluate import REAL_PHOTOS, _covers, read_voc
+    from .evaluate import _covers
     from .localise import warp_card
-    from .locdata import split_real_train
+    from .locdata import trained_on_photos
     from .proposals import CardLocaliser, box_iou, box_quads
-    from .synth import photometric
+    from .synth import jittered_quad, photometric
 
     rng = np.random.default_rng(seed)
     loc = CardLocaliser()
-    root = REAL_PHOTOS / "train"
     seen: list[tuple[np.ndarray, np.ndarray]] = []  # (photo, quad) of each decoy
-    for name in split_real_train(root, 0, real_val)[0]:
-        img = cv2.imread(str(root / name))
-        if img is None:
-            continue
-        cards = [b for _, b in read_voc(root / (name.rsplit(".", 1)[0] + ".xml"))]
+    for img, gts in trained_on_photos(0, real_val):
+        cards = [b for _, b in gts]
         for box, _, _ in loc.proposals(img):
             if any(box_iou(box, c) > 0.05 or _covers(box, c) > 0.2 for c in cards):
                 continue
@@ -137,7 +128,7 @@ def real_decoys(n: int, seed: int = 0, real_val: int = 40) -> np.ndarray:
     out = []
     for i in range(n):
         img, q = seen[i % len(seen)] if i < len(seen) else seen[int(rng.integers(len(seen)))]
-        view = warp_card(img, _jittered(q, rng, 0.05))
+        view = warp_card(img, jittered_quad(q, rng, 0.05))
         out.append(card_view(photometric(view, rng, strength=0.5) if i >= len(seen) else view))
     return np.stack(out)
 
@@ -146,8 +137,6 @@ class BackCheck:
     """The ONNX back check (``models/back_check.onnx``): P(back, face, none) per rectified card."""
 
     def __init__(self, path: str | Path, threads: int = 1):
-        from .classify import onnx_session
-
         self.session = onnx_session(path, threads)
         self.input_name = self.session.get_inputs()[0].name
         meta = Path(path).with_suffix(".json")
@@ -156,8 +145,6 @@ class BackCheck:
     def probs(self, cards: list[np.ndarray]) -> np.ndarray:
         if not cards:
             return np.zeros((0, len(self.classes)), np.float32)
-        from .classify import _softmax
-
         x = np.stack([card_view(c) for c in cards]).astype(np.float32) / 255.0
         return _softmax(self.session.run(None, {self.input_name: x})[0])
 
@@ -187,6 +174,13 @@ class BackCheckedReader:
         self.back = classifier.classes.index("back")
         self.none = classifier.classes.index("none")
         self.check_back = check.classes.index("back")
+
+    def around(self, classifier) -> "BackCheckedReader":
+        """The same check, with the same settings, around another corner
+        classifier (the bench's torch one)."""
+        other = copy.copy(self)
+        other.classifier = classifier
+        return other
 
     def __getattr__(self, name):  # classes, corner_box, input_size, probs ...
         if name == "classifier":  # not set yet (a copy being built): no endless lookup

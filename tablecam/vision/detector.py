@@ -651,7 +651,7 @@ class CardDetector:
                     and conf > best.get(bi, (0.0,))[0]:
                 best[bi] = (conf, ci, q, p)
         h, w = image_bgr.shape[:2]
-        width = float(np.median([_short_side(d.quad) for d in dets])) if dets else None
+        width = _usual_width(dets)
         return self._place_new(best, dets, width, w, h)
 
     def _place_new(self, best: dict[int, tuple[float, int, np.ndarray, np.ndarray]], dets: list[Detection],
@@ -754,7 +754,7 @@ class CardDetector:
         h, w = image_bgr.shape[:2]
         have = {d.card for d in dets if d.card != "back"}
         off = [self.classes.index(c) for c in have] + [self.classes.index("none")]
-        width = float(np.median([_short_side(d.quad) for d in dets])) if dets else None
+        width = _usual_width(dets)
         starts, start_box = self._nudge_starts(image_bgr, props, left, beyond, found, dets, reads_of_box, width,
                                                cache)
 
@@ -967,6 +967,11 @@ def _covered_share(quads: list[np.ndarray], found: list[np.ndarray], w: int, h: 
         area = int(m.sum())
         out.append(float((m & cover).sum()) / area if area else 0.0)
     return out
+
+
+def _usual_width(dets: list[Detection]) -> float | None:
+    """The median short side of the cards found: the cards of one picture are about one size."""
+    return float(np.median([_short_side(d.quad) for d in dets])) if dets else None
 
 
 def _short_side(q: np.ndarray) -> float:

@@ -229,21 +229,25 @@ def _free_strips(img: np.ndarray, gts: list) -> list[np.ndarray]:
     return [] if free is None else [np.ascontiguousarray(free)]
 
 
-def real_floors(seed: int = 0, real_val: int = 40) -> list[np.ndarray]:
-    """Card-free strips of the real train photos the localiser trains on
-    (never the tuning photos of :func:`split_real_train`): real carpet,
-    wood and cloth for rendered scenes to lie on."""
+def trained_on_photos(seed: int = 0, real_val: int = 40):
+    """(photo, labelled cards as (rank, box)) of each real train photo the
+    localiser trains on, in order (never the tuning photos of
+    :func:`split_real_train`); photos that cannot be read are skipped."""
     import cv2
 
     from .evaluate import REAL_PHOTOS, read_voc
 
     root = REAL_PHOTOS / "train"
-    out: list[np.ndarray] = []
     for n in split_real_train(root, seed, real_val)[0]:
         img = cv2.imread(str(root / n))
         if img is not None:
-            out += _free_strips(img, read_voc(os.path.splitext(root / n)[0] + ".xml"))
-    return out
+            yield img, read_voc(os.path.splitext(root / n)[0] + ".xml")
+
+
+def real_floors(seed: int = 0, real_val: int = 40) -> list[np.ndarray]:
+    """Card-free strips of the real train photos the localiser trains on:
+    real carpet, wood and cloth for rendered scenes to lie on."""
+    return [strip for img, gts in trained_on_photos(seed, real_val) for strip in _free_strips(img, gts)]
 
 
 def build_dataset(out: Path, n_synth: int = 800, seed: int = 0, real_root: Path | None = None,

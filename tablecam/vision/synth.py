@@ -455,6 +455,14 @@ def print_dataset(n: int, seed: int = 0):
     return np.stack(xs), np.full(n, CLASSES.index("none"), np.int64)
 
 
+def jittered_quad(quad: np.ndarray, rng: np.random.Generator, most: float = 0.03) -> np.ndarray:
+    """A card's quad with each corner moved by 0.5% to ``most`` of the card's
+    sides, as a localiser finds it."""
+    q = quad.astype(np.float32)
+    side = np.array([np.linalg.norm(q[1] - q[0]), np.linalg.norm(q[3] - q[0])], np.float32)
+    return q + rng.normal(0, 1, (4, 2)).astype(np.float32) * side * rng.uniform(0.005, most)
+
+
 def pile_dataset(n: int, decks: list[str], seed: int = 0, seen: float = 0.8, covered: float = 0.3):
     """``n`` corner crops of cards in rendered piles and fanned hands
     (:func:`render_scene`), each read through the card's own quad moved by
@@ -479,9 +487,7 @@ def pile_dataset(n: int, decks: list[str], seed: int = 0, seen: float = 0.8, cov
         size = [(1280, 720), (960, 540), (1024, 768)][int(rng.integers(3))]
         sc = render_scene(rng, decks, size=size, n_cards=int(rng.integers(3, 8)), card_px=(70, 200))
         for card in sc.cards:
-            q = card.quad.astype(np.float32)
-            side = np.array([np.linalg.norm(q[1] - q[0]), np.linalg.norm(q[3] - q[0])], np.float32)
-            q = q + rng.normal(0, 1, (4, 2)).astype(np.float32) * side * rng.uniform(0.005, 0.03)
+            q = jittered_quad(card.quad, rng)
             # in the face's own corner order: the first crop is quad[0]'s corner, the second quad[2]'s
             crops = corner_crops(warp_card(sc.image, q, (FACE_W, FACE_H), ordered=True))
             for crop, vis in zip(crops, card.corner_visible):
