@@ -121,3 +121,64 @@ def test_the_checked_reader_stands_in_for_the_classifier():
     reader = BackCheckedReader(_Corners(_read(back=0.5, none=0.5)), _Check(0.9))
     assert reader.classes == CLASSES and reader.corner_box == (0, 0, 80, 144)
     assert copy.copy(reader).low == reader.low
+
+
+def _box(q: np.ndarray) -> tuple[float, float, float, float]:
+    return (*q.min(axis=0), *q.max(axis=0))
+
+
+def test_a_lone_back_the_card_localiser_left_unboxed_is_found_by_the_back_localiser():
+    """Tuning scene 6 of the cards-apart set: the card localiser draws no box
+    on the back (best IoU 0.09); the back localiser does, and the box reads
+    as a back at 0.997."""
+    from tablecam.vision.detector import CardDetector, _iou
+    from tablecam.vision.faces import training_decks
+    from tablecam.vision.synth import render_scene
+
+    rng, decks = np.random.default_rng(98), training_decks()
+    for _ in range(7):
+        scene = render_scene(rng, decks, size=(1280, 720), overlap=False, fingers=False)
+    back = _box(next(c for c in scene.cards if c.card == "back").quad)
+    det = CardDetector()
+    assert det.back_localiser is not None
+    assert max(_iou(b, back) for b, _, _ in det.localiser.proposals(scene.image)) < 0.5
+    without = CardDetector(back_boxes=0).detect(scene.image)
+    found = det.detect(scene.image)
+    assert not any(d.card == "back" for d in without)
+    assert [d.card for d in found if d.card == "back" and _iou(d.box, back) >= 0.5] == ["back"]
+    assert sorted(d.card for d in found if d.card != "back") == sorted(d.card for d in without)
+
+
+class _Boxes:
+    """A scripted localiser: the same boxes for every image."""
+
+    def __init__(self, boxes):
+        self.boxes = boxes
+
+    def proposals(self, image):
+        return [(b, 0.9, None) for b in self.boxes]
+
+
+def test_a_back_localiser_box_the_card_localiser_drew_too_is_not_read_again():
+    """Only the boxes the card localiser lacks are searched: one it drew was
+    read by every step before, and a second read there would be that card
+    again."""
+    from tablecam.vision.detector import CardDetector
+
+    det = CardDetector()
+    image = np.full((400, 600, 3), 60, np.uint8)
+    box = (100.0, 100.0, 200.0, 240.0)
+    det.back_localiser = _Boxes([box])
+    det.read_found = lambda cards: pytest.fail("a box the card localiser drew was read again")
+    assert det._backs_in_new_boxes(image, [(box, 0.8, None)], []) == []
+
+
+def test_the_back_localiser_ships_with_its_recipe():
+    """Localiser stage 4 as shipped: its training and data commands, so the recipe reproduces it."""
+    import json
+
+    meta = json.loads((CHECK.parent / "card_back_localiser.json").read_text())
+    assert meta["stage"] == 4 and meta["onnx"] == "card_back_localiser.onnx"
+    assert "train-localiser --data data/locdata4/data.yaml" in meta["recipe"]["command"]
+    assert "--back-share 0.35" in meta["recipe"]["data_command"]
+    assert meta["recipe"]["wall_seconds"] < 90 * 60  # a stage of at most 90 minutes

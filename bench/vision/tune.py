@@ -80,6 +80,13 @@ KNOBS: list[tuple[str, str, type, str, str]] = [
      "(back_check.onnx; 0: off)"),
     ("--back-check-faces", "back_check_faces", float, "0", "face reads under this confidence are checked whole too"),
     ("--back-check-veto", "back_check_veto", float, "0", "a back read the check gives P(back) under this is dropped"),
+    ("--back-boxes", "back_boxes", float, "0.95", "a back read in a box only the back localiser draws counts from "
+     "this (card_back_localiser.onnx; 0: off)"),
+    ("--back-boxes-new", "back_boxes_new", float, "0.7", "a back-localiser box is new below this IoU with every "
+     "card-localiser box"),
+    ("--back-boxes-any-size", "back_boxes_any_size", lambda v: bool(int(v)), "1", "1: a back in a back-localiser box "
+     "may be of any width, 0: within nudge_size of the usual card's"),
+    ("--back-boxes-conf", "back_boxes_conf", float, "0.25", "the back localiser's least box score"),
     ("--best-assignment", "best_assignment", bool, "1",
      "1: boxes to cards by the surest assignment of the picture, 0: greedily"),
 ]
