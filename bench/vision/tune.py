@@ -86,7 +86,8 @@ KNOBS: list[tuple[str, str, type, str, str]] = [
      "card-localiser box"),
     ("--back-boxes-any-size", "back_boxes_any_size", lambda v: bool(int(v)), "1", "1: a back in a back-localiser box "
      "may be of any width, 0: within nudge_size of the usual card's"),
-    ("--back-boxes-conf", "back_boxes_conf", float, "0.25", "the back localiser's least box score"),
+    ("--back-boxes-conf", "back_boxes_conf", float, "0.25", "the back localiser's least box score (shipped: "
+     "the card localiser's, --loc-conf)"),
     ("--best-assignment", "best_assignment", bool, "1",
      "1: boxes to cards by the surest assignment of the picture, 0: greedily"),
 ]

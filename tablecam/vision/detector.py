@@ -316,7 +316,8 @@ class CardDetector:
     a lone back 24% narrower than a fan's cards was refused): the
     training-deck scenes' one back more.  ``back_boxes_conf`` (the back
     localiser's least box score; None: ``localiser_conf``) 0.1 and 0.15
-    read every tuning set as 0.25.
+    read every tuning set as 0.25; ``back_boxes_new`` 1.01 (every box
+    read) the same, a third slower.
     """
 
     def __init__(self, model_dir: str | Path | None = None, threads: int = 1,
