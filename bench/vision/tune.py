@@ -88,6 +88,8 @@ KNOBS: list[tuple[str, str, type, str, str]] = [
      "may be of any width, 0: within nudge_size of the usual card's"),
     ("--back-boxes-conf", "back_boxes_conf", float, "0.25", "the back localiser's least box score (shipped: "
      "the card localiser's, --loc-conf)"),
+    ("--back-boxes-fitted", "back_boxes_fitted", int, "4", "fitted rectangles read per back-localiser box "
+     "(shipped: --fitted's)"),
     ("--best-assignment", "best_assignment", bool, "1",
      "1: boxes to cards by the surest assignment of the picture, 0: greedily"),
 ]
