@@ -182,3 +182,12 @@ def test_the_back_localiser_ships_with_its_recipe():
     assert "train-localiser --data data/locdata4/data.yaml" in meta["recipe"]["command"]
     assert "--back-share 0.35" in meta["recipe"]["data_command"]
     assert meta["recipe"]["wall_seconds"] < 90 * 60  # a stage of at most 90 minutes
+
+
+def test_a_degenerate_back_localiser_box_is_passed_over():
+    """A zero-size box gives no rectangle to read; the step says so, never fails."""
+    from tablecam.vision.detector import CardDetector
+
+    det = CardDetector()
+    det.back_localiser = _Boxes([(50.0, 50.0, 50.0, 50.0)])
+    assert det._backs_in_new_boxes(np.full((200, 300, 3), 60, np.uint8), [], []) == []

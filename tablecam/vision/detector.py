@@ -298,7 +298,8 @@ class CardDetector:
     the shipped settings.
 
     Twelfth session: the backs still missed mostly had no box of their
-    own (a lone back on a checkered cloth, backs piled on a face card).
+    own (a lone back on a checkered cloth) or one that went to a card
+    beside them.
     Localiser stage 4, trained with 35% of the cards face down, boxes
     them but added false face cards as the only localiser; it now runs
     beside stage 1 as the back localiser (``card_back_localiser.onnx``),
@@ -660,8 +661,9 @@ class CardDetector:
         """Backs in the boxes only the back localiser draws.
 
         The card localiser, trained where one card in ten lay face down,
-        leaves some backs without a box: a lone back on a checkered cloth,
-        a pile of backs on a face card.  The back localiser
+        leaves some backs without a box (a lone back on a checkered
+        cloth; backs piled under a face card are still missed: a read
+        through their box is that card again).  The back localiser
         (``card_back_localiser.onnx``, localiser stage 4, trained with 35%
         of the cards face down) boxes them, but as the only localiser it
         added false face cards.  So only its boxes that no card-localiser
@@ -683,6 +685,8 @@ class CardDetector:
                  for q in box_quads(b) + local_quads(image_bgr, b)
                  + (fitted_quads(image_bgr, b, top=self.back_boxes_fitted, width=width)
                     if self.back_boxes_fitted else [])]
+        if not quads:  # degenerate boxes give no rectangle
+            return []
         back = self.classes.index("back")
         best: dict[int, tuple[float, int, np.ndarray, np.ndarray]] = {}
         for (bi, q), p in zip(quads, self.read_found([warp_card(image_bgr, q) for _, q in quads])):
