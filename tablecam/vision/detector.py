@@ -673,7 +673,6 @@ class CardDetector:
         whose surest read is a back surer than ``back_boxes`` gives a new
         back (:meth:`_place_new`; with ``back_boxes_any_size`` of any
         width, since the box, not a nudged guess, gave its size)."""
-        from .localise import warp_card
         from .proposals import box_quads, fitted_quads, local_quads
 
         boxes = [b for b, _, _ in self.back_localiser.proposals(image_bgr)
@@ -685,15 +684,10 @@ class CardDetector:
                  for q in box_quads(b) + local_quads(image_bgr, b)
                  + (fitted_quads(image_bgr, b, top=self.back_boxes_fitted, width=width)
                     if self.back_boxes_fitted else [])]
-        if not quads:  # degenerate boxes give no rectangle
-            return []
         back = self.classes.index("back")
-        best: dict[int, tuple[float, int, np.ndarray, np.ndarray]] = {}
-        for (bi, q), p in zip(quads, self.read_found([warp_card(image_bgr, q) for _, q in quads])):
-            ci = int(np.argmax(p))
-            if self.classes[ci] != "none" and p[ci] > best.get(bi, (0.0,))[0]:
-                best[bi] = (float(p[ci]), ci, q, p)
-        best = {bi: r for bi, r in best.items() if r[1] == back and r[0] >= self.back_boxes}
+        # the box's surest card must be a back (a degenerate box gives no rectangle, so no read)
+        best = {bi: r for bi, r in self._surest_reads(image_bgr, quads, lambda ci: 0.0).items()
+                if r[1] == back and r[0] >= self.back_boxes}
         h, w = image_bgr.shape[:2]
         return self._place_new(best, dets, None if self.back_boxes_any_size else width, w, h)
 
@@ -711,8 +705,6 @@ class CardDetector:
         :meth:`read_found` reads, and its surest card stands at
         ``close_conf`` (``under_conf_rare`` for a back or a joker) when it
         is a new card (:meth:`_new_card`)."""
-        from .localise import warp_card
-
         left = {bi for bi in range(len(props)) if bi not in found
                 and not any(_iou(props[bi][0], d.box) > self.nudge_skip_iou for d in dets)}
         if not left:
@@ -724,15 +716,26 @@ class CardDetector:
                 likeliest.setdefault(bi, []).append((1.0 - float(p[none]), q))
         quads = [(bi, q) for bi, qs in likeliest.items()
                  for _, q in sorted(qs, key=lambda t: -t[0])[:self.close_quads]]
-        best: dict[int, tuple[float, int, np.ndarray, np.ndarray]] = {}
-        for (bi, q), p in zip(quads, self.read_found([warp_card(image_bgr, q) for _, q in quads])):
-            ci, conf = self._read(p)
-            if ci >= 0 and conf >= self._floor(ci, self.close_conf, self.under_conf_rare) \
-                    and conf > best.get(bi, (0.0,))[0]:
-                best[bi] = (conf, ci, q, p)
+        best = self._surest_reads(image_bgr, quads, lambda ci: self._floor(ci, self.close_conf, self.under_conf_rare))
         h, w = image_bgr.shape[:2]
         width = _usual_width(dets)
         return self._place_new(best, dets, width, w, h)
+
+    def _surest_reads(self, image_bgr: np.ndarray, quads: list[tuple[int, np.ndarray]],
+                      floor) -> dict[int, tuple[float, int, np.ndarray, np.ndarray]]:
+        """Each box's surest card among ``quads`` ((box, quad) pairs), read
+        as a found card is read (:meth:`read_found`), of the reads at least
+        ``floor(class)``: box -> (conf, class, quad, probs)."""
+        from .localise import warp_card
+
+        best: dict[int, tuple[float, int, np.ndarray, np.ndarray]] = {}
+        if not quads:
+            return best
+        for (bi, q), p in zip(quads, self.read_found([warp_card(image_bgr, q) for _, q in quads])):
+            ci, conf = self._read(p)
+            if ci >= 0 and conf >= floor(ci) and conf > best.get(bi, (0.0,))[0]:
+                best[bi] = (conf, ci, q, p)
+        return best
 
     def _place_new(self, best: dict[int, tuple[float, int, np.ndarray, np.ndarray]], dets: list[Detection],
                    width: float | None, w: int, h: int) -> list[Detection]:

@@ -263,17 +263,22 @@ def _export_classifier(net, out_dir: Path) -> dict:
     """Write ``net`` (a corner classifier, logits out) as
     ``card_classifier.onnx`` and return the JSON fields the reader needs:
     classes and input format, corner window included."""
-    import torch
-
     from .classify import CLASSES, CORNER_BOX, INPUT_H, INPUT_W
 
-    out_dir.mkdir(parents=True, exist_ok=True)
-    torch.onnx.export(net, torch.zeros(1, 3, INPUT_H, INPUT_W), str(out_dir / "card_classifier.onnx"),
-                      input_names=["corners"], output_names=["logits"],
-                      dynamic_axes={"corners": {0: "n"}, "logits": {0: "n"}}, opset_version=17, dynamo=False)
+    _to_onnx(net, out_dir / "card_classifier.onnx", "corners", INPUT_H, INPUT_W)
     return {"classes": CLASSES,
             "input": {"shape": [3, INPUT_H, INPUT_W], "scale": "1/255", "channels": "BGR",
                       "corner_box": list(CORNER_BOX)}}
+
+
+def _to_onnx(net, path: Path, input_name: str, h: int, w: int) -> None:
+    """Export an image network (N x 3 x ``h`` x ``w`` in, ``logits`` out,
+    any batch size) as opset-17 ONNX at ``path``."""
+    import torch
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    torch.onnx.export(net, torch.zeros(1, 3, h, w), str(path), input_names=[input_name], output_names=["logits"],
+                      dynamic_axes={input_name: {0: "n"}, "logits": {0: "n"}}, opset_version=17, dynamo=False)
 
 
 def train_back_check(out_dir: Path, n: int = 12000, epochs: int = 8, seed: int = 0, threads: int = 2,
@@ -334,9 +339,7 @@ def train_back_check(out_dir: Path, n: int = 12000, epochs: int = 8, seed: int =
     out_dir.mkdir(parents=True, exist_ok=True)
     net.eval()
     torch.save(net.state_dict(), out_dir / "back_check.pt")
-    torch.onnx.export(net, torch.zeros(1, 3, VIEW_H, VIEW_W), str(out_dir / "back_check.onnx"),
-                      input_names=["card"], output_names=["logits"],
-                      dynamic_axes={"card": {0: "n"}, "logits": {0: "n"}}, opset_version=17, dynamo=False)
+    _to_onnx(net, out_dir / "back_check.onnx", "card", VIEW_H, VIEW_W)
     meta = {"classes": BACK_CLASSES,
             "input": {"shape": [3, VIEW_H, VIEW_W], "scale": "1/255", "channels": "BGR", "view": "whole card"},
             "recipe": {"command": " ".join(sys.argv), "samples": int(len(xt)), "labels": np.bincount(y, minlength=3).tolist(),
