@@ -80,16 +80,25 @@ KNOBS: list[tuple[str, str, type, str, str]] = [
      "(back_check.onnx; 0: off)"),
     ("--back-check-faces", "back_check_faces", float, "0", "face reads under this confidence are checked whole too"),
     ("--back-check-veto", "back_check_veto", float, "0", "a back read the check gives P(back) under this is dropped"),
-    ("--back-boxes", "back_boxes", float, "0.95", "a back read in a box only the back localiser draws counts from "
+    ("--back-boxes", "back_boxes", float, "0.95", "a back read in a back-localiser box on open table counts from "
      "this (card_back_localiser.onnx; 0: off)"),
-    ("--back-boxes-new", "back_boxes_new", float, "0.7", "a back-localiser box is new below this IoU with every "
-     "card-localiser box"),
+    ("--back-boxes-new", "back_boxes_new", float, "1.01", "under 1, a back-localiser box is read only below this "
+     "IoU with every card-localiser box (1.01: every box)"),
     ("--back-boxes-any-size", "back_boxes_any_size", lambda v: bool(int(v)), "1", "1: a back in a back-localiser box "
      "may be of any width, 0: within nudge_size of the usual card's"),
     ("--back-boxes-conf", "back_boxes_conf", float, "0.25", "the back localiser's least box score (shipped: "
      "the card localiser's, --loc-conf)"),
     ("--back-boxes-fitted", "back_boxes_fitted", int, "4", "fitted rectangles read per back-localiser box "
      "(shipped: --fitted's)"),
+    ("--back-boxes-past-found", "back_boxes_past_found", lambda v: bool(int(v)), "1", "1: in a back-localiser box, "
+     "reads of face cards already found are passed over (the box's surest other read must be a back)"),
+    ("--back-boxes-under", "back_boxes_under", float, "0.85", "the same floor for a back-localiser box overlapping "
+     "a face card found (a back under it)"),
+    ("--back-boxes-under-iou", "back_boxes_under_iou", float, "0.5", "... by at least this box IoU"),
+    ("--back-boxes-found-iou", "back_boxes_found_iou", float, "0.9", "back-localiser boxes overlapping a card found "
+     "by more than this are not read (it is that card)"),
+    ("--back-boxes-check", "back_boxes_check", float, "0.5", "only the back-localiser rectangles the back check "
+     "gives at least this P(back) are read (0: all)"),
     ("--best-assignment", "best_assignment", bool, "1",
      "1: boxes to cards by the surest assignment of the picture, 0: greedily"),
 ]
