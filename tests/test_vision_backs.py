@@ -204,7 +204,7 @@ def test_a_back_under_a_found_card_is_read_past_that_card():
     """A back half under a fanned seven shows the seven's index through
     some of its rectangles: those reads are passed over, and the box's
     surest other read, a back at 0.9, stands under a found face card
-    (``back_boxes_under`` 0.85), where on open table it would need 0.95."""
+    (``back_boxes_under`` 0.9), where on open table it would need 0.95."""
     from tablecam.vision.detector import CardDetector
 
     image = np.full((400, 600, 3), 60, np.uint8)
@@ -218,7 +218,7 @@ def test_a_back_under_a_fanned_card_is_found():
     """Training-deck tuning scene 7 (seed 99): a back under a pile of
     clubs and a four of spades.  The back localiser's box on it reads the
     back at 0.915 through a fitted rectangle (IoU 0.94 with its outline):
-    found under the found cards' floor of 0.85, not at the open table's
+    found under the found cards' floor of 0.9, not at the open table's
     0.95; the face cards are the same either way."""
     from tablecam.vision.detector import CardDetector, _iou
     from tablecam.vision.faces import training_decks

@@ -92,7 +92,7 @@ KNOBS: list[tuple[str, str, type, str, str]] = [
      "(shipped: --fitted's)"),
     ("--back-boxes-past-found", "back_boxes_past_found", lambda v: bool(int(v)), "1", "1: in a back-localiser box, "
      "reads of face cards already found are passed over (the box's surest other read must be a back)"),
-    ("--back-boxes-under", "back_boxes_under", float, "0.85", "the same floor for a back-localiser box overlapping "
+    ("--back-boxes-under", "back_boxes_under", float, "0.9", "the same floor for a back-localiser box overlapping "
      "a face card found (a back under it)"),
     ("--back-boxes-under-iou", "back_boxes_under_iou", float, "0.5", "... by at least this box IoU"),
     ("--back-boxes-found-iou", "back_boxes_found_iou", float, "0.9", "back-localiser boxes overlapping a card found "
