@@ -235,6 +235,27 @@ def test_a_back_under_a_fanned_card_is_found():
     assert sorted(d.card for d in found if d.card != "back") == sorted(d.card for d in before) == ["C3", "C9", "S4"]
 
 
+def test_a_back_under_a_pile_is_found_as_a_sibling_of_the_card_on_it():
+    """Training-deck tuning scene 25 (seed 99): a back in a small pile,
+    under the face cards on it.  No rectangle its box gives reads it; a
+    card of the size of the face card the box overlaps most, turned as
+    that card is and centred on the box (``back_boxes_siblings``), reads
+    it as a back."""
+    from tablecam.vision.detector import CardDetector, _iou
+    from tablecam.vision.faces import training_decks
+    from tablecam.vision.synth import render_scene
+
+    rng, decks = np.random.default_rng(99), training_decks()
+    for _ in range(26):
+        scene = render_scene(rng, decks, size=(1280, 720))
+    back = _box(next(c for c in scene.cards if c.card == "back").quad)
+    found = CardDetector().detect(scene.image)
+    before = CardDetector(back_boxes_siblings=False).detect(scene.image)
+    assert [d.card for d in found if d.card == "back" and _iou(d.box, back) >= 0.5] == ["back"]
+    assert not any(d.card == "back" for d in before)
+    assert sorted(d.card for d in found if d.card != "back") == sorted(d.card for d in before) == ["C8", "H6", "ST"]
+
+
 def test_the_back_localiser_ships_with_its_recipe():
     """Localiser stage 4 as shipped: its training and data commands, so the recipe reproduces it."""
     import json

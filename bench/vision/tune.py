@@ -99,6 +99,10 @@ KNOBS: list[tuple[str, str, type, str, str]] = [
      "by more than this are not read (it is that card)"),
     ("--back-boxes-check", "back_boxes_check", float, "0.5", "only the back-localiser rectangles the back check "
      "gives at least this P(back) are read (0: all)"),
+    ("--back-boxes-siblings", "back_boxes_siblings", lambda v: bool(int(v)), "1", "1: a back-localiser box on a found "
+     "face card is read through cards of that card's size too, turned a little from it (proposals.sibling_quads)"),
+    ("--sibling-turn", "sibling_turn", float, "0.15", "... turned by this much (radians) each way, and not"),
+    ("--sibling-shift", "sibling_shift", float, "0.06", "... moved by this share of the box each way, and not"),
     ("--best-assignment", "best_assignment", bool, "1",
      "1: boxes to cards by the surest assignment of the picture, 0: greedily"),
 ]

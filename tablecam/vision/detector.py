@@ -349,6 +349,13 @@ class CardDetector:
     check alone gives P(back) 0.5 reads as a card is read): the same
     cards at 0.3 and 0.5, and the change's added cost 25-75 instead of
     235 ms a 1280x720 frame (12 held-out-deck frames, two runs).
+    ``back_boxes_siblings`` (a box on a found face card is also read
+    through cards of that card's size, turned ``sibling_turn`` 0.15 rad
+    each way or not, centred on the box or moved ``sibling_shift`` 0.06
+    of it: the cards of a fan or pile are one size and turned nearly
+    alike): training-deck scenes 0.923 -> 0.927 (a back in a small pile
+    under face cards), the other sets unchanged, no false back on the real train
+    photos, no measurable cost; turns of 0.3 or shifts of 0.12 the same.
     """
 
     def __init__(self, model_dir: str | Path | None = None, threads: int = 1,
@@ -373,7 +380,8 @@ class CardDetector:
                  back_boxes_new: float = 1.01, back_boxes_any_size: bool = True, back_boxes_conf: float | None = None,
                  back_boxes_fitted: int | None = None, back_boxes_past_found: bool = True,
                  back_boxes_under: float | None = 0.9, back_boxes_under_iou: float = 0.5,
-                 back_boxes_found_iou: float = 0.9, back_boxes_check: float = 0.5):
+                 back_boxes_found_iou: float = 0.9, back_boxes_check: float = 0.5,
+                 back_boxes_siblings: bool = True, sibling_turn: float = 0.15, sibling_shift: float = 0.06):
         from .proposals import CardLocaliser
 
         self.model_dir = Path(model_dir) if model_dir else MODELS_DIR
@@ -407,6 +415,9 @@ class CardDetector:
         self.back_boxes_under_iou = back_boxes_under_iou
         self.back_boxes_found_iou = back_boxes_found_iou
         self.back_boxes_check = back_boxes_check
+        self.back_boxes_siblings = back_boxes_siblings
+        self.sibling_turn = sibling_turn
+        self.sibling_shift = sibling_shift
         # the index-window localiser, when the model directory ships one (``indexes``)
         self.indexer = None
         ix_path = self.model_dir / "card_index.onnx"
@@ -706,8 +717,9 @@ class CardDetector:
         ``back_boxes_found_iou`` is that card and is passed over (with
         ``back_boxes_new`` under 1, so is one a card-localiser box matches
         by more than that).  The rest are read through the rectangles
-        inscribed in the box, the local quads and the fitted ones, as a
-        found card is read (with the back check); with ``back_boxes_check``
+        inscribed in the box, the local quads, the fitted ones and, in a
+        box on a found face card, that card's siblings (:meth:`_siblings`),
+        as a found card is read (with the back check); with ``back_boxes_check``
         only the rectangles the back check alone gives that P(back) are
         read (a third of the step's cost; the same cards).  With
         ``back_boxes_past_found`` the reads of face cards already found are
@@ -730,7 +742,8 @@ class CardDetector:
         quads = [(bi, q) for bi, b in enumerate(boxes)
                  for q in box_quads(b) + local_quads(image_bgr, b)
                  + (fitted_quads(image_bgr, b, top=self.back_boxes_fitted, width=width)
-                    if self.back_boxes_fitted else [])]
+                    if self.back_boxes_fitted else [])
+                 + self._siblings(b, dets)]
         check = getattr(self.classifier, "check", None)
         if self.back_boxes_check > 0 and check is not None and quads:
             from .localise import warp_card
@@ -744,6 +757,22 @@ class CardDetector:
                 if r[1] == back and r[0] >= self._back_box_floor(boxes[bi], dets)}
         h, w = image_bgr.shape[:2]
         return self._place_new(best, dets, None if self.back_boxes_any_size else width, w, h)
+
+    def _siblings(self, box, dets: list[Detection]) -> list[np.ndarray]:
+        """With ``back_boxes_siblings``, the cards the size of the found face
+        card ``box`` overlaps most (by ``back_boxes_under_iou`` or more),
+        turned a little from it and centred on the box
+        (:func:`~tablecam.vision.proposals.sibling_quads`)."""
+        from .proposals import sibling_quads
+
+        if not self.back_boxes_siblings:
+            return []
+        near = [(_iou(box, d.box), i) for i, d in enumerate(dets) if d.card != "back" and d.quad is not None]
+        best = max(near, default=(0.0, -1))
+        if best[0] < self.back_boxes_under_iou:
+            return []
+        t = self.sibling_turn
+        return sibling_quads(box, dets[best[1]].quad, turns=(-t, 0.0, t) if t else (0.0,), shift=self.sibling_shift)
 
     def _back_box_floor(self, box, dets: list[Detection]) -> float:
         """The least read of a back in a back-localiser ``box``:

@@ -10,6 +10,8 @@ alone does not rectify the card, so each box becomes card-shaped *quads*:
   ``t`` up to its sign, so two quads (``+t`` and ``-t``), one when upright;
 * whole cards completed from a thin strip, a card under another
   (:func:`strip_quads`);
+* cards the size of a found card, turned a little from it, in a box that
+  overlaps it (:func:`sibling_quads`: the card under it in a fan or pile);
 * the classical localiser's quads that fit the box, found in a crop around
   it (:func:`local_quads`) and on the whole image (``detector.py``).
 
@@ -234,6 +236,41 @@ def strip_quads(quad: np.ndarray, aspect: float = CARD_ASPECT, thin: float = 0.6
         for flush in (0, 1):  # flush with the long side through q[0] or with the opposite one
             base = q[0] if flush == 0 else q[0] + v - nv * depth
             out.append(np.array([base, base + u, base + u + nv * depth, base + nv * depth], np.float32))
+    return out
+
+
+def sibling_quads(box: tuple[float, float, float, float], ref: np.ndarray,
+                  turns: tuple[float, ...] = (-0.15, 0.0, 0.15), shift: float = 0.06) -> list[np.ndarray]:
+    """Cards the size of the card ``ref`` (a found card's quad), turned
+    from it by ``turns`` (radians), centred on ``box`` and moved from its
+    middle by ``shift`` of the box's width or height each way.
+
+    Why: the cards of a fan or a trick pile are one size and turned
+    nearly alike, so the card half under a found one is that card moved
+    and turned a little; its box (the localiser's) says where it lies,
+    though not how it is turned, and the rectangles inscribed in a box
+    it fills only in part are the wrong size.
+
+    >>> ref = np.array([[0, 0], [100, 0], [100, 140], [0, 140]], np.float32)
+    >>> qs = sibling_quads((200, 0, 300, 140), ref, turns=(0.0,), shift=0.0)
+    >>> qs[0].round(1).tolist()
+    [[200.0, 0.0], [300.0, 0.0], [300.0, 140.0], [200.0, 140.0]]
+    >>> len(sibling_quads((200, 0, 300, 140), ref))  # 3 turns x 5 places
+    15
+    """
+    ref = np.asarray(ref, np.float32)
+    x1, y1, x2, y2 = box
+    if x2 - x1 <= 1 or y2 - y1 <= 1:
+        return []
+    mid = ref.mean(axis=0)
+    places = [(0.0, 0.0), (shift, 0.0), (-shift, 0.0), (0.0, shift), (0.0, -shift)] if shift else [(0.0, 0.0)]
+    out = []
+    for t in turns:
+        c, s = math.cos(t), math.sin(t)
+        turned = (ref - mid) @ np.array([[c, s], [-s, c]], np.float32)
+        for fx, fy in places:
+            centre = np.array([(x1 + x2) / 2 + fx * (x2 - x1), (y1 + y2) / 2 + fy * (y2 - y1)], np.float32)
+            out.append(turned + centre)
     return out
 
 
