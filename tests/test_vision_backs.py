@@ -127,18 +127,26 @@ def _box(q: np.ndarray) -> tuple[float, float, float, float]:
     return (*q.min(axis=0), *q.max(axis=0))
 
 
+def _tuning_scene(seed: int, index: int, **kw):
+    """Scene ``index`` of a tuning set (``bench/vision/tune.py``: seed 99
+    the overlap scenes, 98 with ``overlap=False, fingers=False`` the cards
+    apart) and the box of its first back."""
+    from tablecam.vision.faces import training_decks
+    from tablecam.vision.synth import render_scene
+
+    rng, decks = np.random.default_rng(seed), training_decks()
+    for _ in range(index + 1):
+        scene = render_scene(rng, decks, size=(1280, 720), **kw)
+    return scene, _box(next(c for c in scene.cards if c.card == "back").quad)
+
+
 def test_a_lone_back_the_card_localiser_left_unboxed_is_found_by_the_back_localiser():
     """Tuning scene 6 of the cards-apart set: the card localiser draws no box
     on the back (best IoU 0.09); the back localiser does, and the box reads
     as a back at 0.997."""
     from tablecam.vision.detector import CardDetector, _iou
-    from tablecam.vision.faces import training_decks
-    from tablecam.vision.synth import render_scene
 
-    rng, decks = np.random.default_rng(98), training_decks()
-    for _ in range(7):
-        scene = render_scene(rng, decks, size=(1280, 720), overlap=False, fingers=False)
-    back = _box(next(c for c in scene.cards if c.card == "back").quad)
+    scene, back = _tuning_scene(98, 6, overlap=False, fingers=False)
     det = CardDetector()
     assert det.back_localiser is not None
     assert max(_iou(b, back) for b, _, _ in det.localiser.proposals(scene.image)) < 0.5
@@ -221,13 +229,8 @@ def test_a_back_under_a_fanned_card_is_found():
     found under the found cards' floor of 0.9, not at the open table's
     0.95; the face cards are the same either way."""
     from tablecam.vision.detector import CardDetector, _iou
-    from tablecam.vision.faces import training_decks
-    from tablecam.vision.synth import render_scene
 
-    rng, decks = np.random.default_rng(99), training_decks()
-    for _ in range(8):
-        scene = render_scene(rng, decks, size=(1280, 720))
-    back = _box(next(c for c in scene.cards if c.card == "back").quad)
+    scene, back = _tuning_scene(99, 7)
     found = CardDetector().detect(scene.image)
     before = CardDetector(back_boxes_under=0.95).detect(scene.image)
     assert [d.card for d in found if d.card == "back" and _iou(d.box, back) >= 0.5] == ["back"]
@@ -242,13 +245,8 @@ def test_a_back_under_a_pile_is_found_as_a_sibling_of_the_card_on_it():
     that card is and centred on the box (``back_boxes_siblings``), reads
     it as a back."""
     from tablecam.vision.detector import CardDetector, _iou
-    from tablecam.vision.faces import training_decks
-    from tablecam.vision.synth import render_scene
 
-    rng, decks = np.random.default_rng(99), training_decks()
-    for _ in range(26):
-        scene = render_scene(rng, decks, size=(1280, 720))
-    back = _box(next(c for c in scene.cards if c.card == "back").quad)
+    scene, back = _tuning_scene(99, 25)
     found = CardDetector().detect(scene.image)
     before = CardDetector(back_boxes_siblings=False).detect(scene.image)
     assert [d.card for d in found if d.card == "back" and _iou(d.box, back) >= 0.5] == ["back"]
