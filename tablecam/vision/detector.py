@@ -720,7 +720,7 @@ class CardDetector:
         ``back_boxes_new`` under 1, so is one a card-localiser box matches
         by more than that).  The rest are read through the rectangles
         inscribed in the box, the local quads, the fitted ones and, in a
-        box on a found face card, that card's siblings (:meth:`_siblings`),
+        box on a found face card, that card's siblings (:meth:`_face_under`, :meth:`_siblings`),
         as a found card is read (with the back check); with ``back_boxes_check``
         only the rectangles the back check alone gives that P(back) are
         read (a third of the step's cost; the same cards).  With
@@ -733,6 +733,7 @@ class CardDetector:
         is placed as a new back (:meth:`_place_new`; with
         ``back_boxes_any_size`` of any width, since the box, not a nudged
         guess, gave its size)."""
+        from .localise import warp_card
         from .proposals import box_quads, fitted_quads, local_quads
 
         boxes = [b for b, _, _ in self.back_localiser.proposals(image_bgr)
@@ -741,49 +742,47 @@ class CardDetector:
         if not boxes:
             return []
         width = _usual_width(dets)
+        under = [self._face_under(b, dets) for b in boxes]
         quads = [(bi, q) for bi, b in enumerate(boxes)
                  for q in box_quads(b) + local_quads(image_bgr, b)
                  + (fitted_quads(image_bgr, b, top=self.back_boxes_fitted, width=width)
                     if self.back_boxes_fitted else [])
-                 + self._siblings(b, dets)]
+                 + self._siblings(b, under[bi])]
+        cards = [warp_card(image_bgr, q) for _, q in quads]
         check = getattr(self.classifier, "check", None)
         if self.back_boxes_check > 0 and check is not None and quads:
-            from .localise import warp_card
-
-            said = check.probs([warp_card(image_bgr, q) for _, q in quads])[:, check.classes.index("back")]
-            quads = [bq for bq, b in zip(quads, said) if b >= self.back_boxes_check]
+            said = check.probs(cards)[:, check.classes.index("back")]
+            keep = [i for i, b in enumerate(said) if b >= self.back_boxes_check]
+            quads, cards = [quads[i] for i in keep], [cards[i] for i in keep]
         back = self.classes.index("back")
         found = {self.classes.index(d.card) for d in dets if d.card != "back"} if self.back_boxes_past_found else set()
-        # the box's surest card must be a back (a degenerate box gives no rectangle, so no read)
-        best = {bi: r for bi, r in self._surest_reads(image_bgr, quads, lambda ci: 2.0 if ci in found else 0.0).items()
-                if r[1] == back and r[0] >= self._back_box_floor(boxes[bi], dets)}
+        # the box's surest card must be a back (a degenerate box gives no rectangle, so no read), of the
+        # floor under a found face card or the one on open table
+        best = {bi: r for bi, r in self._surest_reads(image_bgr, quads, lambda ci: 2.0 if ci in found else 0.0,
+                                                      cards).items()
+                if r[1] == back and r[0] >= (self.back_boxes_under if under[bi] is not None else self.back_boxes)}
         h, w = image_bgr.shape[:2]
         return self._place_new(best, dets, None if self.back_boxes_any_size else width, w, h)
 
-    def _siblings(self, box, dets: list[Detection]) -> list[np.ndarray]:
-        """With ``back_boxes_siblings``, the cards the size of the found face
-        card ``box`` overlaps most (by ``back_boxes_under_iou`` or more),
-        turned a little from it and centred on the box
+    def _face_under(self, box, dets: list[Detection]) -> Detection | None:
+        """The found face card ``box`` overlaps most, when by
+        ``back_boxes_under_iou`` or more: the box is then a back under a
+        fanned or piled card (floor ``back_boxes_under``, not
+        ``back_boxes``; that card's siblings are read)."""
+        near = max(((_iou(box, d.box), i) for i, d in enumerate(dets) if d.card != "back"), default=(0.0, -1))
+        return dets[near[1]] if near[0] >= self.back_boxes_under_iou else None
+
+    def _siblings(self, box, card: Detection | None) -> list[np.ndarray]:
+        """With ``back_boxes_siblings``, cards the size of the found face
+        ``card`` the box lies under (:meth:`_face_under`), turned a little
+        from it and centred on the box
         (:func:`~tablecam.vision.proposals.sibling_quads`)."""
         from .proposals import sibling_quads
 
-        if not self.back_boxes_siblings:
-            return []
-        near = [(_iou(box, d.box), i) for i, d in enumerate(dets) if d.card != "back" and d.quad is not None]
-        best = max(near, default=(0.0, -1))
-        if best[0] < self.back_boxes_under_iou:
+        if not self.back_boxes_siblings or card is None or card.quad is None:
             return []
         t = self.sibling_turn
-        return sibling_quads(box, dets[best[1]].quad, turns=(-t, 0.0, t) if t else (0.0,), shift=self.sibling_shift)
-
-    def _back_box_floor(self, box, dets: list[Detection]) -> float:
-        """The least read of a back in a back-localiser ``box``:
-        ``back_boxes_under`` where the box overlaps a face card found by
-        ``back_boxes_under_iou`` or more (a back under a fanned or piled
-        card), ``back_boxes`` on open table."""
-        if any(d.card != "back" and _iou(box, d.box) >= self.back_boxes_under_iou for d in dets):
-            return self.back_boxes_under
-        return self.back_boxes
+        return sibling_quads(box, card.quad, turns=(-t, 0.0, t) if t else (0.0,), shift=self.sibling_shift)
 
     def _read_closely(self, image_bgr: np.ndarray, props: list, found: dict[int, Detection],
                       dets: list[Detection], cand_quads: list[np.ndarray], probs: list[np.ndarray],
@@ -816,16 +815,19 @@ class CardDetector:
         return self._place_new(best, dets, width, w, h)
 
     def _surest_reads(self, image_bgr: np.ndarray, quads: list[tuple[int, np.ndarray]],
-                      floor) -> dict[int, tuple[float, int, np.ndarray, np.ndarray]]:
+                      floor, cards: list[np.ndarray] | None = None) -> dict[int, tuple[float, int, np.ndarray, np.ndarray]]:
         """Each box's surest card among ``quads`` ((box, quad) pairs), read
         as a found card is read (:meth:`read_found`), of the reads at least
-        ``floor(class)``: box -> (conf, class, quad, probs)."""
+        ``floor(class)``: box -> (conf, class, quad, probs).  ``cards``: the
+        quads already rectified, when the caller has them."""
         from .localise import warp_card
 
         best: dict[int, tuple[float, int, np.ndarray, np.ndarray]] = {}
         if not quads:
             return best
-        for (bi, q), p in zip(quads, self.read_found([warp_card(image_bgr, q) for _, q in quads])):
+        if cards is None:
+            cards = [warp_card(image_bgr, q) for _, q in quads]
+        for (bi, q), p in zip(quads, self.read_found(cards)):
             ci, conf = self._read(p)
             if ci >= 0 and conf >= floor(ci) and conf > best.get(bi, (0.0,))[0]:
                 best[bi] = (conf, ci, q, p)
