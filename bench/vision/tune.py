@@ -103,6 +103,8 @@ KNOBS: list[tuple[str, str, type, str, str]] = [
      "face card is read through cards of that card's size too, turned a little from it (proposals.sibling_quads)"),
     ("--sibling-turn", "sibling_turn", float, "0.15", "... turned by this much (radians) each way, and not"),
     ("--sibling-shift", "sibling_shift", float, "0.06", "... moved by this share of the box each way, and not"),
+    ("--side-suits", "side_suits", lambda v: bool(int(v)), "1", "1: a final read split between two suits of one rank "
+     "is decided again by the suit at the other end of the top edge (side_index.with_side_suits)"),
     ("--best-assignment", "best_assignment", bool, "1",
      "1: boxes to cards by the surest assignment of the picture, 0: greedily"),
 ]

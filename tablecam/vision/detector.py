@@ -383,7 +383,8 @@ class CardDetector:
                  back_boxes_fitted: int | None = None, back_boxes_past_found: bool = True,
                  back_boxes_under: float | None = 0.9, back_boxes_under_iou: float = 0.5,
                  back_boxes_found_iou: float = 0.9, back_boxes_check: float = 0.5,
-                 back_boxes_siblings: bool = True, sibling_turn: float = 0.15, sibling_shift: float = 0.06):
+                 back_boxes_siblings: bool = True, sibling_turn: float = 0.15, sibling_shift: float = 0.06,
+                 side_suits: bool = True):
         from .proposals import CardLocaliser
 
         self.model_dir = Path(model_dir) if model_dir else MODELS_DIR
@@ -420,6 +421,7 @@ class CardDetector:
         self.back_boxes_siblings = back_boxes_siblings
         self.sibling_turn = sibling_turn
         self.sibling_shift = sibling_shift
+        self.side_suits = side_suits
         # the index-window localiser, when the model directory ships one (``indexes``)
         self.indexer = None
         ix_path = self.model_dir / "card_index.onnx"
@@ -539,7 +541,8 @@ class CardDetector:
             return []
         quads = [cq for win in wins for cq in card_quads(win)]
         rd = self.index_reader
-        probs = read_index(image_bgr, quads, rd.probs, rd.corner_box, rd.input_size, views=self.read_views)
+        probs = read_index(image_bgr, quads, rd.probs, rd.corner_box, rd.input_size, views=self.read_views,
+                           side_classes=self.classes if self.side_suits else None)
         cover = [d.quad for d in found if d.quad is not None]
         reads = []
         for q, p in zip(quads, probs):
@@ -590,13 +593,21 @@ class CardDetector:
         ``read_views`` corner windows, and with ``pips`` the count of the
         pips in the middle as evidence of a number card's rank
         (:func:`~tablecam.vision.pips.with_pips`, ``pips`` the weight of
-        that evidence)."""
+        that evidence); with ``side_suits`` a read split between two suits
+        of one rank is decided again by the suit at the other end of the
+        top edge, where "peek-index" packs print it
+        (:func:`~tablecam.vision.side_index.with_side_suits`)."""
         probs = self.classifier.classify_cards(cards, views=self.read_views)
-        if self.pips <= 0:
-            return probs
-        from .pips import count_pips, with_pips
+        if self.pips > 0:
+            from .pips import count_pips, with_pips
 
-        return [with_pips(p, self.classes, count_pips(c), self.pips) for p, c in zip(probs, cards)]
+            probs = [with_pips(p, self.classes, count_pips(c), self.pips) for p, c in zip(probs, cards)]
+        if self.side_suits:
+            from .side_index import with_side_suits
+
+            clf = self.classifier
+            probs = with_side_suits(cards, probs, clf.probs, self.classes, clf.corner_box, clf.input_size)
+        return probs
 
     def _read(self, p: np.ndarray) -> tuple[int, float]:
         """(class index, confidence) of one reading, or (-1, 0) when it is

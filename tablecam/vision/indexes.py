@@ -73,18 +73,26 @@ def card_quads(window: np.ndarray) -> list[np.ndarray]:
 
 
 def read_index(image_bgr: np.ndarray, quads: list[np.ndarray], probs, box: tuple[int, int, int, int],
-               size: tuple[int, int], views: int = 3) -> np.ndarray:
+               size: tuple[int, int], views: int = 3, side_classes: list[str] | None = None) -> np.ndarray:
     """Class probabilities of the top-left index of each card quad only
     (the rest of such a card is usually under others): ``views`` corner
     windows (:func:`~tablecam.vision.classify.corner_views`), geometric
     mean (:func:`~tablecam.vision.classify.view_probs`).  ``probs`` is the
-    classifier network."""
+    classifier network.  With ``side_classes`` (its class list) a read
+    split between two suits of one rank is decided again by the top
+    edge's other end (:func:`~tablecam.vision.side_index.with_side_suits`)."""
     from .classify import view_probs
     from .localise import warp_card
 
     if not quads:
         return np.zeros((0, 0), np.float32)
-    return view_probs([warp_card(image_bgr, q, ordered=True) for q in quads], probs, box, size, views, corners=1)
+    cards = [warp_card(image_bgr, q, ordered=True) for q in quads]
+    p = view_probs(cards, probs, box, size, views, corners=1)
+    if side_classes is None:
+        return p
+    from .side_index import with_side_suits
+
+    return np.stack(with_side_suits(cards, list(p), probs, side_classes, box, size, ends=1))
 
 
 __all__ = ["index_windows", "card_quads", "read_index", "WIN_U", "WIN_V"]
