@@ -86,3 +86,28 @@ def test_the_side_window_of_the_end_whose_corner_was_read_decides():
     card = np.zeros((350, 250, 3), np.uint8)
     (after,) = with_side_suits([card], [p], lambda batch: scripted[:len(batch)], CLASSES, (0, 0, 80, 144), (48, 80))
     assert CLASSES[int(np.argmax(after))] == "C8"
+
+
+def test_a_peek_index_card_seen_only_by_its_index_is_read_with_its_suit():
+    """The index localiser's window on a `tango_nuevo` eight of clubs (the
+    rest of the card may be under others): its corner alone reads no card
+    surely enough; with the side window it is the eight of clubs."""
+    from tablecam.vision.detector import CardDetector
+    from tablecam.vision.faces import render_face
+    from tablecam.vision.indexes import index_windows
+
+    from test_vision_indexes import _card, _Windows
+
+    img = np.full((720, 1280, 3), (40, 110, 40), np.uint8)
+    quad = _card(640, 360, 150, 0.3)
+    face = render_face("C8", "tango_nuevo")
+    fh, fw = face.shape[:2]
+    m = cv2.getPerspectiveTransform(np.float32([[0, 0], [fw, 0], [fw, fh], [0, fh]]), quad)
+    mask = cv2.warpPerspective(np.full((fh, fw), 255, np.uint8), m, (1280, 720)) > 127
+    img[mask] = cv2.warpPerspective(face, m, (1280, 720))[mask]
+    det = CardDetector()
+    det.indexer = _Windows([index_windows(quad)[0]])
+    det.side_suits = False
+    assert det._from_indexes(img, []) == []
+    det.side_suits = True
+    assert [d.card for d in det._from_indexes(img, [])] == ["C8"]
