@@ -72,7 +72,7 @@ def test_the_detectors_final_read_weighs_the_pips():
             return [p.copy() for _ in cards]
 
     det = CardDetector.__new__(CardDetector)
-    det.classifier, det.classes, det.read_views = Misreads(), CLASSES, 3
+    det.classifier, det.classes, det.read_views, det.side_suits = Misreads(), CLASSES, 3, False
     five = [_rectified("S5", "drawn-mono")]
     det.pips = 20.0
     assert CLASSES[int(np.argmax(det.read_found(five)[0]))] == "S5"
