@@ -384,7 +384,13 @@ class CardDetector:
     surer of both ends, read the same (it is kept: the suit is printed
     on the edge of the rank that was read).  From 0.4 (shipped):
     training-deck scenes 0.931 / 0.996, every other tuning set the same,
-    and the same cards on all 296 real train photos.
+    and the same cards on all 296 real train photos.  Tried and not kept:
+    face cards read through the siblings of a found face card (each
+    localiser box left without a card and overlapping a found face card
+    by half read through that card's 15 siblings, the two likeliest as a
+    found card is read): from 0.9 the training-deck scenes lost a card
+    (0.931 -> 0.927), from 0.7 they gained none and read one false card
+    more (0.931 / 0.991), the other tuning sets the same.
     """
 
     def __init__(self, model_dir: str | Path | None = None, threads: int = 1,
