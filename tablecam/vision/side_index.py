@@ -26,7 +26,8 @@ from .classify import CORNER_BOX, INPUT_H, INPUT_W
 # when a read is split between two suits of one rank: the surer of the two under
 # SPLIT_BELOW, the other at least SPLIT_SHARE of it, and the side window's own
 # read one of the two at SIDE_SURE or more (chosen on the training decks'
-# faces at 100 and 130 px, docs/vision-model.md)
+# faces at 100 and 130 px and through the detector on the tuning sets, where a
+# SPLIT_SHARE of 0.25 read a false card in a pile: CardDetector's notes)
 SPLIT_BELOW, SPLIT_SHARE, SIDE_SURE = 0.9, 0.4, 0.5
 
 
