@@ -84,13 +84,13 @@ KNOBS: list[tuple[str, str, type, str, str]] = [
      "this (card_back_localiser.onnx; 0: off)"),
     ("--back-boxes-new", "back_boxes_new", float, "1.01", "under 1, a back-localiser box is read only below this "
      "IoU with every card-localiser box (1.01: every box)"),
-    ("--back-boxes-any-size", "back_boxes_any_size", lambda v: bool(int(v)), "1", "1: a back in a back-localiser box "
+    ("--back-boxes-any-size", "back_boxes_any_size", bool, "1", "1: a back in a back-localiser box "
      "may be of any width, 0: within nudge_size of the usual card's"),
     ("--back-boxes-conf", "back_boxes_conf", float, "0.25", "the back localiser's least box score (shipped: "
      "the card localiser's, --loc-conf)"),
     ("--back-boxes-fitted", "back_boxes_fitted", int, "4", "fitted rectangles read per back-localiser box "
      "(shipped: --fitted's)"),
-    ("--back-boxes-past-found", "back_boxes_past_found", lambda v: bool(int(v)), "1", "1: in a back-localiser box, "
+    ("--back-boxes-past-found", "back_boxes_past_found", bool, "1", "1: in a back-localiser box, "
      "reads of face cards already found are passed over (the box's surest other read must be a back)"),
     ("--back-boxes-under", "back_boxes_under", float, "0.9", "the same floor for a back-localiser box overlapping "
      "a face card found (a back under it)"),
@@ -99,11 +99,11 @@ KNOBS: list[tuple[str, str, type, str, str]] = [
      "by more than this are not read (it is that card)"),
     ("--back-boxes-check", "back_boxes_check", float, "0.5", "only the back-localiser rectangles the back check "
      "gives at least this P(back) are read (0: all)"),
-    ("--back-boxes-siblings", "back_boxes_siblings", lambda v: bool(int(v)), "1", "1: a back-localiser box on a found "
+    ("--back-boxes-siblings", "back_boxes_siblings", bool, "1", "1: a back-localiser box on a found "
      "face card is read through cards of that card's size too, turned a little from it (proposals.sibling_quads)"),
     ("--sibling-turn", "sibling_turn", float, "0.15", "... turned by this much (radians) each way, and not"),
     ("--sibling-shift", "sibling_shift", float, "0.06", "... moved by this share of the box each way, and not"),
-    ("--side-suits", "side_suits", lambda v: bool(int(v)), "1", "1: a final read split between two suits of one rank "
+    ("--side-suits", "side_suits", bool, "1", "1: a final read split between two suits of one rank "
      "is decided again by the suit at the other end of the top edge (side_index.with_side_suits)"),
     ("--best-assignment", "best_assignment", bool, "1",
      "1: boxes to cards by the surest assignment of the picture, 0: greedily"),

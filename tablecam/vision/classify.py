@@ -36,14 +36,26 @@ def corner_crops(card_bgr: np.ndarray, box: tuple[int, int, int, int] = CORNER_B
     """The two index corners (window ``box``) of a rectified card as a
     (2, 3, H, W) float32 batch in [0, 1], ``size`` = (W, H): top-left, and
     bottom-right turned upright."""
+    x0, y0, x1, y1 = box
+    return crops_batch([end[y0:y1, x0:x1] for end in card_ends(card_bgr)], size)
+
+
+def card_ends(card_bgr: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """A rectified card as 250x350 and the same card turned 180 degrees:
+    its two ends, each upright, where an index is read."""
     import cv2
 
     if card_bgr.shape[:2] != (350, 250):
         card_bgr = cv2.resize(card_bgr, (250, 350), interpolation=cv2.INTER_AREA)
-    x0, y0, x1, y1 = box
-    tl = card_bgr[y0:y1, x0:x1]
-    br = np.rot90(card_bgr, 2)[y0:y1, x0:x1]
-    out = [cv2.resize(c, tuple(size), interpolation=cv2.INTER_AREA) for c in (tl, br)]
+    return card_bgr, np.rot90(card_bgr, 2)
+
+
+def crops_batch(crops: list[np.ndarray], size: tuple[int, int]) -> np.ndarray:
+    """BGR crops as the network's (N, 3, H, W) float32 input in [0, 1],
+    each resized to ``size`` = (W, H)."""
+    import cv2
+
+    out = [cv2.resize(c, tuple(size), interpolation=cv2.INTER_AREA) for c in crops]
     return np.stack(out).transpose(0, 3, 1, 2).astype(np.float32) / 255.0
 
 

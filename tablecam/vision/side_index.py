@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .classify import CORNER_BOX, INPUT_H, INPUT_W
+from .classify import CORNER_BOX, INPUT_H, INPUT_W, card_ends, crops_batch
 
 # when a read is split between two suits of one rank: the surer of the two under
 # SPLIT_BELOW, the other at least SPLIT_SHARE of it, and the side window's own
@@ -45,19 +45,12 @@ def side_crops(card_bgr: np.ndarray, box: tuple[int, int, int, int] = CORNER_BOX
     >>> x.shape, float(x[0, 0, 0, 0]), round(float(x[0, 0, 100, 0]), 3), float(x[1].max())
     ((2, 3, 144, 80), 1.0, 0.502, 0.0)
     """
-    import cv2
-
-    if card_bgr.shape[:2] != (350, 250):
-        card_bgr = cv2.resize(card_bgr, (250, 350), interpolation=cv2.INTER_AREA)
     x0, y0, x1, y1 = box
     half = (y1 - y0) // 2
-    width = card_bgr.shape[1]
-    out = []
-    for c in (card_bgr, np.rot90(card_bgr, 2)):
-        rank = c[y0:y0 + half, x0:x1]
-        suit = c[y0:y1 - half, width - x1:width - x0]
-        out.append(cv2.resize(np.vstack([rank, suit]), tuple(size), interpolation=cv2.INTER_AREA))
-    return np.stack(out).transpose(0, 3, 1, 2).astype(np.float32) / 255.0
+    ends = card_ends(card_bgr)
+    width = ends[0].shape[1]
+    return crops_batch([np.vstack([end[y0:y0 + half, x0:x1], end[y0:y1 - half, width - x1:width - x0]])
+                        for end in ends], size)
 
 
 def split_pair(p: np.ndarray, classes: list[str]) -> tuple[int, int] | None:
