@@ -139,6 +139,28 @@ def test_offcorner_views_are_labelled_none_and_repeatable():
     assert np.array_equal(a, x[:3])  # deterministic for its seed
 
 
+def test_small_views_show_the_index_at_a_few_pixels_and_keep_the_default_draws():
+    """``--small`` views (stage 13) are cards seen 88-175 px tall: less fine
+    detail than the default 18-100% range, the same labels, and the default
+    range still draws as before (the cached crop sets stay reproducible)."""
+    import cv2
+
+    from tablecam.vision.synth import corner_dataset
+    from tablecam.vision.train import SMALL_SCALE
+
+    x_big, y_big = corner_dataset(24, ["drawn-sans"], seed=3, none_frac=0.0, scale=(1.0, 1.0))
+    x_small, y_small = corner_dataset(24, ["drawn-sans"], seed=3, none_frac=0.0, scale=SMALL_SCALE)
+    assert np.array_equal(y_big, y_small)
+
+    def detail(x):  # mean high-frequency energy of the crops
+        return float(np.mean([cv2.Laplacian(c.transpose(1, 2, 0), cv2.CV_32F).var() for c in x]))
+
+    assert detail(x_small) < 0.7 * detail(x_big)
+    a, _ = corner_dataset(4, ["drawn-sans"], seed=3, none_frac=0.0)
+    b, _ = corner_dataset(4, ["drawn-sans"], seed=3, none_frac=0.0, scale=(0.18, 1.0))
+    assert np.array_equal(a, b)
+
+
 def test_pile_views_label_a_covered_corner_none_and_a_free_one_the_card():
     """Cards in piles and fans: each corner is labelled by how much of its
     index area the scene left uncovered, the card's own corner order kept."""

@@ -68,6 +68,8 @@ def register(sub) -> None:
                    help="add this many views of cards with a cable, pen or blade across the index")
     t.add_argument("--jokers", type=int, default=0,
                    help="add this many views of jokers, drawn as the newest design version draws them")
+    t.add_argument("--small", type=int, default=0,
+                   help="add this many views of cards seen small (88-175 px tall), the index a few pixels tall")
     t.add_argument("--pile-seen", type=float, default=0.8,
                    help="a pile view's corner at least this uncovered is labelled with its card")
     t.set_defaults(func=cmd_train)
@@ -266,6 +268,7 @@ def cmd_train(args) -> int:
                             data_seeds=[int(v) for v in args.data_seeds.split(",")] if args.data_seeds else None,
                             generated=args.generated_decks, gray=args.gray, jitter=args.jitter,
                             offcorner=args.offcorner, prints=args.prints, piles=args.piles,
-                            pile_seen=args.pile_seen, cables=args.cables, jokers=args.jokers)
+                            pile_seen=args.pile_seen, cables=args.cables, jokers=args.jokers,
+                            small=args.small)
     print(json.dumps({"wall_seconds": meta["recipe"]["wall_seconds"], "history": meta["history"][-1]}))
     return 0

@@ -228,7 +228,8 @@ class TexturePool:
 
 
 def corner_sample(face: np.ndarray, rng: np.random.Generator, occlude: float = 0.25,
-                  pool: TexturePool | None = None, cable: bool = False) -> np.ndarray:
+                  pool: TexturePool | None = None, cable: bool = False,
+                  scale: tuple[float, float] = (0.18, 1.0)) -> np.ndarray:
     """One rectified-card view of ``face`` as the pipeline would produce it
     from a photograph, returned as a 250x350 BGR image.
 
@@ -236,7 +237,8 @@ def corner_sample(face: np.ndarray, rng: np.random.Generator, occlude: float = 0
     ~5% (the localiser's error), and that quad is warped back to 250x350.
     With ``cable`` a cable, pen or blade crosses both index corners
     (:func:`draw_cable`; without it the random draws are those of before,
-    so the cached crop sets stay reproducible).
+    so the cached crop sets stay reproducible).  ``scale`` is the range of
+    the apparent resolution, a share of the 250x350 face (:func:`_rectified_view`).
     """
     import cv2
 
@@ -272,16 +274,18 @@ def corner_sample(face: np.ndarray, rng: np.random.Generator, occlude: float = 0
             draw_cable(canvas, rng, (pad + cx + rng.uniform(-25, 25), pad + cy + rng.uniform(-45, 45)))
     true = np.array([[pad, pad], [pad + FACE_W, pad], [pad + FACE_W, pad + FACE_H], [pad, pad + FACE_H]], np.float32)
     jit = rng.normal(0, 1, (4, 2)).astype(np.float32) * np.array([FACE_W, FACE_H], np.float32) * rng.uniform(0.005, 0.03)
-    return _rectified_view(canvas, true + jit, rng)
+    return _rectified_view(canvas, true + jit, rng, scale)
 
 
-def _rectified_view(canvas: np.ndarray, quad: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+def _rectified_view(canvas: np.ndarray, quad: np.ndarray, rng: np.random.Generator,
+                    scale: tuple[float, float] = (0.18, 1.0)) -> np.ndarray:
     """``canvas`` shrunk to the apparent resolution of a card in a photo
-    (18-100%), lit and blurred (:func:`photometric`), then warped from
-    ``quad`` to an upright 250x350 view, as the localiser hands it over."""
+    (``scale``: 18-100% by default), lit and blurred (:func:`photometric`),
+    then warped from ``quad`` to an upright 250x350 view, as the localiser
+    hands it over."""
     import cv2
 
-    s = rng.uniform(0.18, 1.0)
+    s = rng.uniform(*scale)
     small = photometric(cv2.resize(canvas, None, fx=s, fy=s, interpolation=cv2.INTER_AREA), rng)
     dst = np.array([[0, 0], [FACE_W - 1, 0], [FACE_W - 1, FACE_H - 1], [0, FACE_H - 1]], np.float32)
     m = cv2.getPerspectiveTransform(quad * s, dst)
@@ -523,12 +527,14 @@ def none_sample(rng: np.random.Generator, pool: TexturePool | None = None) -> np
 
 
 def corner_dataset(n: int, decks: list[str], seed: int = 0, none_frac: float = 0.04,
-                   classes: list[str] | None = None, progress: bool = False):
+                   classes: list[str] | None = None, progress: bool = False,
+                   scale: tuple[float, float] = (0.18, 1.0)):
     """``n`` corner crops (N, 3, 64, 48) uint8 and labels, from ``decks``.
 
     Classes are balanced (each card code equally often, decks drawn at
     random); both corners' views are used because the corner crop of a
-    rectified card comes from either end.
+    rectified card comes from either end.  ``scale`` is the range of the
+    cards' apparent resolution (:func:`corner_sample`).
     """
     from .classify import CLASSES, corner_crops
 
@@ -555,7 +561,7 @@ def corner_dataset(n: int, decks: list[str], seed: int = 0, none_frac: float = 0
             key = (deck, code)
             if key not in faces:
                 faces[key] = render_face(code, deck)
-            img, lab = corner_sample(faces[key], rng, pool=pool), classes.index(code)
+            img, lab = corner_sample(faces[key], rng, pool=pool, scale=scale), classes.index(code)
         crop = corner_crops(img)[int(rng.integers(2))]
         xs.append((crop * 255).astype(np.uint8))
         ys.append(lab)

@@ -25,6 +25,10 @@ from pathlib import Path
 import numpy as np
 
 
+# apparent resolution of the ``small`` views, a share of the 250x350 face
+SMALL_SCALE = (0.25, 0.5)
+
+
 def build_net(n_classes: int, width: int = 16):
     """Five 3x3 conv blocks (BN, ReLU), three max-pools, global average pool."""
     import torch.nn as nn
@@ -170,7 +174,7 @@ def train_classifier(out_dir: Path, n: int = 30000, epochs: int = 8, seed: int =
                      lr: float = 3e-3, progress: bool = True, width: int = 16,
                      data_seeds: list[int] | None = None, generated: int = 0, gray: float = 0.0,
                      jitter: float = 0.0, offcorner: int = 0, prints: int = 0, piles: int = 0,
-                     pile_seen: float = 0.8, cables: int = 0, jokers: int = 0) -> dict:
+                     pile_seen: float = 0.8, cables: int = 0, jokers: int = 0, small: int = 0) -> dict:
     """Train (or fine-tune from ``init``) the corner classifier.
 
     ``generated`` adds that many seeded deck designs (``designs.py``) to the
@@ -187,12 +191,16 @@ def train_classifier(out_dir: Path, n: int = 30000, epochs: int = 8, seed: int =
     ``pile_seen`` uncovered labelled with its card; ``cables`` that many views
     of cards with a cable, pen or blade across the index (``synth.cable_dataset``);
     ``jokers`` that many views of jokers drawn as the newest design version
-    draws them (``synth.joker_dataset``), whatever version the other sets are."""
+    draws them (``synth.joker_dataset``), whatever version the other sets are;
+    ``small`` that many views of cards seen small (``SMALL_SCALE``: 88-175 px
+    tall, the size of a card in a 1280x720 frame of a whole table), where
+    the index is a few pixels tall and the default views' 18-100% range
+    puts one view in eight."""
     import torch
 
     from .classify import CLASSES
     from .designs import VERSION, active_version, drawing
-    from .synth import cable_dataset, joker_dataset, offcorner_dataset, pile_dataset
+    from .synth import cable_dataset, corner_dataset, joker_dataset, offcorner_dataset, pile_dataset
 
     t0 = time.time()
     torch.manual_seed(seed)
@@ -211,6 +219,10 @@ def train_classifier(out_dir: Path, n: int = 30000, epochs: int = 8, seed: int =
         parts.append((*_deck_views(kind, make, piles, seed, data_dir, generated), decks))
     if cables:
         parts.append((*_deck_views("cables", cable_dataset, cables, seed, data_dir, generated), decks))
+    if small:
+        make = functools.partial(corner_dataset, classes=CLASSES, scale=SMALL_SCALE)
+        kind = f"small{SMALL_SCALE[0]:g}-{SMALL_SCALE[1]:g}"
+        parts.append((*_deck_views(kind, make, small, seed, data_dir, generated), decks))
     if jokers:
         with drawing(VERSION):
             parts.append((*_deck_views("jokers", joker_dataset, jokers, seed, data_dir, generated), decks))
@@ -248,7 +260,7 @@ def train_classifier(out_dir: Path, n: int = 30000, epochs: int = 8, seed: int =
             "data_seeds": data_seeds or [seed], "generated_decks": generated,
             "design_version": active_version() if generated else None, "gray": gray, "jitter": jitter,
             "offcorner": offcorner, "prints": prints, "piles": piles, "pile_seen": pile_seen,
-            "cables": cables, "jokers": jokers, "jokers_design_version": VERSION if jokers else None,
+            "cables": cables, "jokers": jokers, "small": small, "small_scale": SMALL_SCALE if small else None, "jokers_design_version": VERSION if jokers else None,
             "batch": batch, "lr": lr, "width": width, "init": str(init) if init else None,
             "train_decks": decks, "data_seconds": round(t_data, 1), "wall_seconds": round(wall, 1),
             "torch": torch.__version__, "machine": platform.processor() or platform.machine(),
