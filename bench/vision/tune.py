@@ -105,6 +105,8 @@ KNOBS: list[tuple[str, str, type, str, str]] = [
     ("--sibling-shift", "sibling_shift", float, "0.06", "... moved by this share of the box each way, and not"),
     ("--side-suits", "side_suits", bool, "1", "1: a final read split between two suits of one rank "
      "is decided again by the suit at the other end of the top edge (side_index.with_side_suits)"),
+    ("--hidden-seen", "hidden_seen", float, "0.4", "of two face cards each hiding the other's index corners "
+     "(each shows less than this of one outside the other) the less sure is dropped (occlusion.drop_hidden; 0: off)"),
     ("--best-assignment", "best_assignment", bool, "1",
      "1: boxes to cards by the surest assignment of the picture, 0: greedily"),
 ]

@@ -1,0 +1,133 @@
+"""Two cards cannot each lie on the other's index.
+
+A face card is read from its rank-and-suit index, so a card reported
+must show at least one index corner.  Of two overlapping cards, one lies
+on top: if each card's index corners are both inside the other's outline,
+neither could show its index while the other covers it, so one of the
+two readings is wrong - in practice the same card read twice through two
+rectangles turned against each other (a nine of spades read again, turned
+a quarter, as a four of spades).  The surer reading stays.
+
+What counts is the corner each card was *read* from: a card on top
+shows both of its corners, a card under it shows the corner it was read
+from beyond the card on it, so a real pile is never a contradiction.
+A card read from a corner that lies inside another card's outline must
+lie on that card; if that card too was read from a corner inside the
+first one's outline, one of the two reads is of the other card's face.
+Backs have no index and are left alone.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+# an index corner: this share of the card's width and height from the corner (as the scenes' ground truth)
+CORNER_U, CORNER_V = 0.25, 0.28
+# a read this sure is never dropped: the index it read is on the picture, while a card's
+# outline can be fitted badly (a seven of hearts' rectangle reaching over the eight of
+# diamonds under it would otherwise have taken the eight's index)
+SURE_READ = 0.9
+
+
+def index_corners(quad: np.ndarray) -> list[np.ndarray]:
+    """The two index corners of a card quad (clockwise from the top-left
+    of the upright face): the top-left and the bottom-right.
+
+    >>> q = np.array([[0, 0], [100, 0], [100, 140], [0, 140]], np.float32)
+    >>> [np.round(c.astype(float), 1).tolist() for c in index_corners(q)]
+    [[[0.0, 0.0], [25.0, 0.0], [25.0, 39.2], [0.0, 39.2]], [[100.0, 140.0], [75.0, 140.0], [75.0, 100.8], [100.0, 100.8]]]
+    """
+    q = np.asarray(quad, np.float32).reshape(4, 2)
+    out = []
+    for c in (0, 2):
+        o = q[c]
+        u = (q[(c + 1) % 4] - o) * CORNER_U
+        v = (q[(c + 3) % 4] - o) * CORNER_V
+        out.append(np.array([o, o + u, o + u + v, o + v], np.float32))
+    return out
+
+
+def seen_share(quad: np.ndarray, over: np.ndarray, end: int | None = None, samples: int = 7) -> float:
+    """How much of ``quad``'s index corner ``end`` (0 the top-left, 1 the
+    bottom-right; None the better of the two) lies outside ``over``, on a
+    grid of ``samples`` x ``samples`` points over the corner.
+
+    >>> sq = lambda x, y, s=100: np.array([[x, y], [x + s, y], [x + s, y + 1.4 * s], [x, y + 1.4 * s]], np.float32)
+    >>> seen_share(sq(0, 0), sq(0, 0)), seen_share(sq(0, 0), sq(300, 0))
+    (0.0, 1.0)
+    >>> round(seen_share(sq(0, 0), sq(10, 10)), 2), seen_share(sq(0, 0), sq(10, 10), end=1)  # the top-left peeks out
+    (0.59, 0.0)
+    """
+    import cv2
+
+    t = (np.arange(samples) + 0.5) / samples
+    uu, vv = np.meshgrid(t, t)
+    poly = np.asarray(over, np.float32).reshape(-1, 1, 2)
+    corners = index_corners(quad)
+    best = 0.0
+    for c in corners if end is None else [corners[end]]:
+        o, u, v = c[0], c[1] - c[0], c[3] - c[0]
+        pts = o + uu.reshape(-1, 1) * u + vv.reshape(-1, 1) * v
+        inside = sum(cv2.pointPolygonTest(poly, (float(x), float(y)), False) >= 0 for x, y in pts)
+        best = max(best, 1.0 - inside / len(pts))
+    return best
+
+
+def contradicts(a: np.ndarray, b: np.ndarray, seen: float, end_a: int | None = None,
+                end_b: int | None = None) -> bool:
+    """Whether cards ``a`` and ``b`` each lie on the other's index: each
+    shows less than ``seen`` of its index corner ``end_a`` / ``end_b`` (the
+    end its card was read from; None: the better end) outside the other.
+
+    >>> sq = lambda x, y: np.array([[x, y], [x + 100, y], [x + 100, y + 140], [x, y + 140]], np.float32)
+    >>> turned = np.roll(sq(5, 5), 2, axis=0)  # the same card read upside down, a little off
+    >>> contradicts(sq(0, 0), turned, 0.3), contradicts(sq(0, 0), sq(40, 50), 0.3)
+    (True, False)
+    >>> contradicts(sq(0, 0), sq(40, 50), 0.3, end_a=1, end_b=0)  # each read where the other lies
+    True
+    """
+    return seen_share(a, b, end_a) < seen and seen_share(b, a, end_b) < seen
+
+
+def drop_hidden(dets: list, seen: float = 0.4, read_end=None, sure: float = SURE_READ) -> list:
+    """``dets`` (``Detection``-like: ``card``, ``conf``, ``quad``) without
+    the less sure of each pair of face cards that contradict each other
+    (:func:`contradicts`), when it was read under ``sure``; the order of
+    the rest kept.  ``read_end(d)``
+    says which index corner card ``d`` was read from (0 the top-left, 1
+    the bottom-right of its quad in portrait order, as ``warp_card`` turns
+    it upright); without it each card is taken at its better end."""
+    from .localise import order_quad
+
+    if seen <= 0:
+        return dets
+    portrait = {id(d): order_quad(d.quad) for d in dets if d.quad is not None}
+    faces = sorted((d for d in dets if d.card != "back" and d.quad is not None), key=lambda d: -d.conf)
+    ends: dict[int, int | None] = {}
+
+    def end(d) -> int | None:
+        if read_end is None:
+            return None
+        if id(d) not in ends:
+            ends[id(d)] = read_end(d)
+        return ends[id(d)]
+
+    kept: list = []
+    dropped = set()
+    for d in faces:
+        q = portrait[id(d)]
+        if d.conf < sure and any(_near(q, portrait[id(k)]) and contradicts(q, portrait[id(k)], seen, end(d), end(k)) for k in kept):
+            dropped.add(id(d))
+        else:
+            kept.append(d)
+    return [d for d in dets if id(d) not in dropped]
+
+
+def _near(a: np.ndarray, b: np.ndarray) -> bool:
+    """Whether the two quads' boxes overlap at all (a cheap test first)."""
+    a, b = np.asarray(a), np.asarray(b)
+    return not (a[:, 0].max() < b[:, 0].min() or b[:, 0].max() < a[:, 0].min()
+                or a[:, 1].max() < b[:, 1].min() or b[:, 1].max() < a[:, 1].min())
+
+
+__all__ = ["index_corners", "seen_share", "contradicts", "drop_hidden"]
