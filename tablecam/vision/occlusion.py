@@ -1,12 +1,12 @@
 """Two cards cannot each lie on the other's index.
 
 A face card is read from its rank-and-suit index, so a card reported
-must show at least one index corner.  Of two overlapping cards, one lies
-on top: if each card's index corners are both inside the other's outline,
-neither could show its index while the other covers it, so one of the
-two readings is wrong - in practice the same card read twice through two
-rectangles turned against each other (a nine of spades read again, turned
-a quarter, as a four of spades).  The surer reading stays.
+must show the index corner it was read from.  Of two overlapping cards
+one lies on top; if each was read from a corner inside the other's
+outline, neither could show that corner while the other covers it, so
+one of the two readings is wrong - in practice one card read twice
+through rectangles a few pixels apart (in a tuning scene a five of clubs
+read again as a three).  The surer reading stays.
 
 What counts is the corner each card was *read* from: a card on top
 shows both of its corners, a card under it shows the corner it was read
@@ -93,10 +93,10 @@ def drop_hidden(dets: list, seen: float = 0.4, read_end=None, sure: float = SURE
     """``dets`` (``Detection``-like: ``card``, ``conf``, ``quad``) without
     the less sure of each pair of face cards that contradict each other
     (:func:`contradicts`), when it was read under ``sure``; the order of
-    the rest kept.  ``read_end(d)``
-    says which index corner card ``d`` was read from (0 the top-left, 1
-    the bottom-right of its quad in portrait order, as ``warp_card`` turns
-    it upright); without it each card is taken at its better end."""
+    the rest kept.  ``read_end(d)`` says which index corner card ``d`` was
+    read from (0 the top-left, 1 the bottom-right of its quad in portrait
+    order, as ``warp_card`` turns it upright); without it each card is
+    taken at its better end."""
     from .localise import order_quad
 
     if seen <= 0:
@@ -116,7 +116,8 @@ def drop_hidden(dets: list, seen: float = 0.4, read_end=None, sure: float = SURE
     dropped = set()
     for d in faces:
         q = portrait[id(d)]
-        if d.conf < sure and any(_near(q, portrait[id(k)]) and contradicts(q, portrait[id(k)], seen, end(d), end(k)) for k in kept):
+        if d.conf < sure and any(_near(q, portrait[id(k)])
+                                 and contradicts(q, portrait[id(k)], seen, end(d), end(k)) for k in kept):
             dropped.add(id(d))
         else:
             kept.append(d)
