@@ -86,8 +86,7 @@ KNOBS: list[tuple[str, str, type, str, str]] = [
      "IoU with every card-localiser box (1.01: every box)"),
     ("--back-boxes-any-size", "back_boxes_any_size", bool, "1", "1: a back in a back-localiser box "
      "may be of any width, 0: within nudge_size of the usual card's"),
-    ("--back-boxes-conf", "back_boxes_conf", float, "0.25", "the back localiser's least box score (shipped: "
-     "the card localiser's, --loc-conf)"),
+    ("--back-boxes-conf", "back_boxes_conf", float, "0.2", "the back localiser's least box score"),
     ("--back-boxes-fitted", "back_boxes_fitted", int, "4", "fitted rectangles read per back-localiser box "
      "(shipped: --fitted's)"),
     ("--back-boxes-past-found", "back_boxes_past_found", bool, "1", "1: in a back-localiser box, "
