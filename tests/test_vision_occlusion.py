@@ -30,7 +30,7 @@ def test_one_card_read_twice_keeps_the_surer_read():
     five = det("C5", 0.96, card(200, 200))
     three = det("C3", 0.78, card(200, 192))
     assert contradicts(five.quad, three.quad, 0.4, end_a=1, end_b=1)
-    assert [d.card for d in drop_hidden([three, five], read_end=lambda d: 1)] == ["C5"]
+    assert [d.card for d in drop_hidden([three, five], read_ends=lambda ds: [1] * len(ds))] == ["C5"]
 
 
 def test_a_card_read_where_it_peeks_out_from_under_another_stays():
@@ -40,7 +40,7 @@ def test_a_card_read_where_it_peeks_out_from_under_another_stays():
     under = det("C7", 0.7, card(200, 240))
     for top_end in (0, 1):
         ends = {id(top): top_end, id(under): 1}
-        assert drop_hidden([top, under], read_end=lambda d: ends[id(d)]) == [top, under]
+        assert drop_hidden([top, under], read_ends=lambda ds: [ends[id(d)] for d in ds]) == [top, under]
 
 
 def test_pile_card_under_shows_its_corner_and_both_stay():
@@ -76,8 +76,8 @@ def test_a_sure_read_is_never_dropped_for_a_badly_fitted_neighbour():
     seven = det("H7", 0.97, card(200, 200))
     eight = det("D8", 0.93, card(200, 192))
     assert contradicts(seven.quad, eight.quad, 0.4, end_a=1, end_b=1)
-    assert drop_hidden([seven, eight], read_end=lambda d: 1) == [seven, eight]
-    assert drop_hidden([seven, eight], read_end=lambda d: 1, sure=0.95) == [seven]
+    assert drop_hidden([seven, eight], read_ends=lambda ds: [1] * len(ds)) == [seven, eight]
+    assert drop_hidden([seven, eight], read_ends=lambda ds: [1] * len(ds), sure=0.95) == [seven]
 
 
 def test_second_read_of_a_found_card_is_dropped_in_a_rendered_pile():

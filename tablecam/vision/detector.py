@@ -564,7 +564,7 @@ class CardDetector:
             found = self._reread(image_bgr, self._detect_in_boxes(image_bgr, quads), quads=False)
             if self.indexer is not None:
                 found = found + self._from_indexes(image_bgr, found)
-            return drop_hidden(found, self.hidden_seen, functools.partial(self._read_end, image_bgr))
+            return drop_hidden(found, self.hidden_seen, functools.partial(self._read_ends, image_bgr))
         h, w = image_bgr.shape[:2]
         probs = self.classifier.classify_cards([warp_card(image_bgr, q) for q in quads])
         out: list[Detection] = []
@@ -574,16 +574,16 @@ class CardDetector:
                 out.append(self._detection(q, p, ci, conf, w, h))
         return self._reread(image_bgr, _one_per_card(out, self.nms_iou))
 
-    def _read_end(self, image_bgr: np.ndarray, d: Detection) -> int:
-        """Which index corner card ``d`` was read from: 0 the top-left, 1
-        the bottom-right of its rectified card (one view of each through
-        the corner classifier; :func:`~tablecam.vision.occlusion.drop_hidden`)."""
-        from .classify import corner_crops
+    def _read_ends(self, image_bgr: np.ndarray, dets: list[Detection]) -> list[int]:
+        """Which index corner each card of ``dets`` was read from: 0 the
+        top-left, 1 the bottom-right of its rectified card (one view of
+        both, one network call; :func:`~tablecam.vision.occlusion.drop_hidden`)."""
+        from .classify import view_probs
         from .localise import warp_card
 
-        clf = getattr(self.classifier, "classifier", self.classifier)
-        p = clf.probs(corner_crops(warp_card(image_bgr, d.quad), clf.corner_box, clf.input_size))
-        return int(np.argmax(p[:, self.classes.index(d.card)]))
+        clf = self.classifier
+        p = view_probs([warp_card(image_bgr, d.quad) for d in dets], clf.probs, clf.corner_box, clf.input_size)
+        return [int(np.argmax(p[2 * i:2 * i + 2, self.classes.index(d.card)])) for i, d in enumerate(dets)]
 
     def _reread(self, image_bgr: np.ndarray, dets: list[Detection], quads: bool = True) -> list[Detection]:
         """The final read of each card found, through ``read_views`` corner

@@ -89,46 +89,35 @@ def contradicts(a: np.ndarray, b: np.ndarray, seen: float, end_a: int | None = N
     return seen_share(a, b, end_a) < seen and seen_share(b, a, end_b) < seen
 
 
-def drop_hidden(dets: list, seen: float = 0.4, read_end=None, sure: float = SURE_READ) -> list:
-    """``dets`` (``Detection``-like: ``card``, ``conf``, ``quad``) without
-    the less sure of each pair of face cards that contradict each other
-    (:func:`contradicts`), when it was read under ``sure``; the order of
-    the rest kept.  ``read_end(d)`` says which index corner card ``d`` was
-    read from (0 the top-left, 1 the bottom-right of its quad in portrait
-    order, as ``warp_card`` turns it upright); without it each card is
-    taken at its better end."""
+def drop_hidden(dets: list, seen: float = 0.4, read_ends=None, sure: float = SURE_READ) -> list:
+    """``dets`` (``Detection``-like: ``card``, ``conf``, ``box``, ``quad``)
+    without the less sure of each pair of face cards that contradict each
+    other (:func:`contradicts`), when it was read under ``sure``; the order
+    of the rest kept.  ``read_ends(cards)`` says which index corner each
+    card was read from (0 the top-left, 1 the bottom-right of its quad in
+    portrait order, as ``warp_card`` turns it upright); it is asked once,
+    for the face cards whose boxes overlap another's.  Without it each
+    card is taken at its better end."""
     from .localise import order_quad
+    from .proposals import box_iou
 
     if seen <= 0:
         return dets
-    portrait = {id(d): order_quad(d.quad) for d in dets if d.quad is not None}
     faces = sorted((d for d in dets if d.card != "back" and d.quad is not None), key=lambda d: -d.conf)
+    touching = [(d, k) for i, d in enumerate(faces) for k in faces[:i] if box_iou(d.box, k.box) > 0]
+    if not touching:
+        return dets
+    portrait = {id(d): order_quad(d.quad) for d in faces}
     ends: dict[int, int | None] = {}
-
-    def end(d) -> int | None:
-        if read_end is None:
-            return None
-        if id(d) not in ends:
-            ends[id(d)] = read_end(d)
-        return ends[id(d)]
-
-    kept: list = []
-    dropped = set()
-    for d in faces:
-        q = portrait[id(d)]
-        if d.conf < sure and any(_near(q, portrait[id(k)])
-                                 and contradicts(q, portrait[id(k)], seen, end(d), end(k)) for k in kept):
+    if read_ends is not None:
+        asked = list({id(d): d for pair in touching for d in pair}.values())
+        ends = {id(d): e for d, e in zip(asked, read_ends(asked))}
+    dropped: set[int] = set()
+    for d, k in touching:  # d the less sure; k surer, unless k itself was dropped
+        if (d.conf < sure and id(d) not in dropped and id(k) not in dropped
+                and contradicts(portrait[id(d)], portrait[id(k)], seen, ends.get(id(d)), ends.get(id(k)))):
             dropped.add(id(d))
-        else:
-            kept.append(d)
     return [d for d in dets if id(d) not in dropped]
-
-
-def _near(a: np.ndarray, b: np.ndarray) -> bool:
-    """Whether the two quads' boxes overlap at all (a cheap test first)."""
-    a, b = np.asarray(a), np.asarray(b)
-    return not (a[:, 0].max() < b[:, 0].min() or b[:, 0].max() < a[:, 0].min()
-                or a[:, 1].max() < b[:, 1].min() or b[:, 1].max() < a[:, 1].min())
 
 
 __all__ = ["index_corners", "seen_share", "contradicts", "drop_hidden"]

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .classify import CORNER_BOX, INPUT_H, INPUT_W, card_ends, crops_batch
+from .classify import CORNER_BOX, INPUT_H, INPUT_W, card_ends, corner_crops, crops_batch
 
 # when a read is split between two suits of one rank: the surer of the two under
 # SPLIT_BELOW, the other at least SPLIT_SHARE of it, and the side window's own
@@ -112,8 +112,6 @@ def with_side_suits(cards: list[np.ndarray], probs: list[np.ndarray], network, c
     the rank that was read, while the other end is often under another
     card, whose pips would then decide the suit.  Only the split reads cost
     a network call (``network``: a batch of crops -> class probabilities)."""
-    from .classify import corner_crops
-
     pairs = [(i, pr) for i, p in enumerate(probs) if (pr := split_pair(p, classes)) is not None]
     if not pairs:
         return probs
