@@ -121,6 +121,20 @@ def _ultralytics_localiser(pt: Path, onnx_localiser):
     return UltralyticsLocaliser()
 
 
+def _rounded(v):
+    """A figure for the JSON: floats (and the two ends of an interval) to four places."""
+    if isinstance(v, float):
+        return round(v, 4)
+    if isinstance(v, tuple):
+        return [_rounded(x) for x in v]
+    return v
+
+
+def _ci(interval: tuple[float, float]) -> str:
+    """A 95% interval as the printout shows it: ``[0.903-0.961]``."""
+    return f"[{interval[0]:.3f}-{interval[1]:.3f}]"
+
+
 def _top1_not_joker(r: dict) -> float:
     """Held-out top-1 over every card but the jokers: the design version 3
     jokers were drawn after the held-out confusion list showed the jokers
@@ -159,10 +173,10 @@ def main() -> int:
     for prefix, d in variants:
         for split in ("test", "train"):
             r = evaluate.eval_real_photos(split, d)
-            out[f"{prefix}real_{split}"] = {k: (round(v, 4) if isinstance(v, float) else v)
-                                            for k, v in r.items() if k != "errors"}
-            print(f"{prefix}real photos {split}: rank accuracy {r['rank_accuracy']:.3f} recall {r['recall']:.3f} "
-                  f"precision {r['read'] / max(1, r['dets']):.3f} "
+            out[f"{prefix}real_{split}"] = {k: _rounded(v) for k, v in r.items() if k != "errors"}
+            print(f"{prefix}real photos {split}: rank accuracy {r['rank_accuracy']:.3f} {_ci(r['rank_accuracy_ci'])} "
+                  f"recall {r['recall']:.3f} {_ci(r['recall_ci'])} "
+                  f"precision {r['precision']:.3f} {_ci(r['precision_ci'])} "
                   f"({r['read']}/{r['gt']} read, {r['found']} found, {r['dets']} detections, "
                   f"{r['ms_per_image']:.0f} ms/image; paired greedily as before 2026-11-24 18:45: rank accuracy "
                   f"{r['rank_accuracy_greedy']:.3f} recall {r['recall_greedy']:.3f} precision {r['precision_greedy']:.3f})",
@@ -171,16 +185,19 @@ def main() -> int:
     r1 = evaluate.eval_heldout_crops(n_per_card=args.crops, detector=det, views=1)
     out["heldout_crops"] = {"top1": round(r["top1"], 4), "per_deck": {k: round(v, 4) for k, v in r["per_deck"].items()},
                             "n": r["n"], "views": det.read_views, "confusions": r["confusions"][:15],
-                            "top1_one_view": round(r1["top1"], 4), "top1_not_joker": round(_top1_not_joker(r), 4)}
-    print(f"held-out decks, rectified cards: top-1 {r['top1']:.4f} {r['per_deck']} ({det.read_views} corner views; "
+                            "top1_one_view": round(r1["top1"], 4), "top1_not_joker": round(_top1_not_joker(r), 4),
+                            "top1_ci": _rounded(r["top1_ci"])}
+    print(f"held-out decks, rectified cards: top-1 {r['top1']:.4f} {_ci(r['top1_ci'])} {r['per_deck']} "
+          f"({det.read_views} corner views; "
           f"one view: {r1['top1']:.4f}; jokers left out: {_top1_not_joker(r):.4f})", file=sys.stderr)
     for prefix, d in variants:
         for overlap in (False, True):
             r = evaluate.eval_scenes(args.scenes, overlap=overlap, detector=d)
             key = prefix + ("scenes_overlap" if overlap else "scenes_apart")
-            out[key] = {k: (round(v, 4) if isinstance(v, float) else v) for k, v in r.items()}
+            out[key] = {k: _rounded(v) for k, v in r.items()}
             print(f"{prefix}held-out scenes ({'overlap, fingers' if overlap else 'cards apart'}): precision "
-                  f"{r['precision']:.3f} recall {r['recall']:.3f} (tp {r['tp']} fp {r['fp']} fn {r['fn']})",
+                  f"{r['precision']:.3f} {_ci(r['precision_ci'])} recall {r['recall']:.3f} {_ci(r['recall_ci'])} "
+                  f"(tp {r['tp']} fp {r['fp']} fn {r['fn']})",
                   file=sys.stderr)
 
     frames = _frames(args.frames)
