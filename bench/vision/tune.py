@@ -76,6 +76,8 @@ KNOBS: list[tuple[str, str, type, str, str]] = [
     ("--close-conf", "close_conf", float, "0.7", "boxes left without a card: their likeliest quads read as a card found is "
      "read, kept from this confidence (0: off)"),
     ("--close-quads", "close_quads", int, "2", "quads per box read so"),
+    ("--index-fit", "index_fit", bool, "1", "1: each index window's card quads also laid on the image edges meeting "
+     "near their corner"),
     ("--back-check", "back_check", float, "0.1", "reads leaning to back with at least this P(back) are checked whole "
      "(back_check.onnx; 0: off)"),
     ("--back-check-faces", "back_check_faces", float, "0", "face reads under this confidence are checked whole too"),

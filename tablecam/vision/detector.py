@@ -74,7 +74,9 @@ class CardDetector:
     4. the final read of each card found, through ``read_views`` corner
        windows with the pip count and the side suit as witnesses
        (:meth:`read_found`);
-    5. cards seen only by their index (:meth:`_from_indexes`);
+    5. cards seen only by their index (:meth:`_from_indexes`), each index
+       window's card quads read also as laid on the image edges meeting
+       near their corner (``index_fit``, :func:`~tablecam.vision.indexes.fit_corner`);
     6. of two face cards each read on the other's index, the less sure
        dropped (:mod:`~tablecam.vision.occlusion`).
 
@@ -117,7 +119,7 @@ class CardDetector:
                  back_boxes_found_iou: float = 0.9, back_boxes_check: float = 0.5,
                  back_boxes_siblings: bool = True, sibling_turn: float = 0.15, sibling_shift: float = 0.06,
                  hidden_seen: float = 0.4,
-                 side_suits: bool = True):
+                 side_suits: bool = True, index_fit: bool = True):
         from .proposals import CardLocaliser
 
         self.model_dir = Path(model_dir) if model_dir else MODELS_DIR
@@ -156,6 +158,7 @@ class CardDetector:
         self.sibling_shift = sibling_shift
         self.hidden_seen = hidden_seen
         self.side_suits = side_suits
+        self.index_fit = index_fit
         # the index-window localiser, when the model directory ships one (``indexes``)
         self.indexer = None
         ix_path = self.model_dir / "card_index.onnx"
@@ -277,7 +280,10 @@ class CardDetector:
     def _from_indexes(self, image_bgr: np.ndarray, found: list[Detection]) -> list[Detection]:
         """Cards seen only by their index (``card_index.onnx``): each index
         window gives two card quads (:func:`~tablecam.vision.indexes.card_quads`),
-        its index is read through both, and a sure read (``index_floor``)
+        with ``index_fit`` each also laid on the image edges meeting near its
+        corner (:func:`~tablecam.vision.indexes.fit_corner`: a window a few
+        pixels off halves a small index's read), its index is read through
+        them, and a sure read (``index_floor``)
         of a card not yet found, whose quad is not one found already and
         whose width is within ``index_size`` of the usual card's, is a new
         card."""
@@ -288,6 +294,12 @@ class CardDetector:
         if not wins:
             return []
         quads = [cq for win in wins for cq in card_quads(win)]
+        if self.index_fit:
+            # each card quad also laid on the image edges meeting near its corner (indexes.fit_corner)
+            from .indexes import edge_gradients, fit_corner
+
+            grads = edge_gradients(image_bgr)
+            quads += [f for f in (fit_corner(*grads, q) for q in quads) if f is not None]
         rd = self.index_reader
         probs = read_index(image_bgr, quads, rd.probs, rd.corner_box, rd.input_size, views=self.read_views,
                            side_classes=self.classes if self.side_suits else None)
