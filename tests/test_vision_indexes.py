@@ -170,13 +170,13 @@ def test_fit_corner_puts_a_card_quad_back_on_its_card(dx, dy, dturn, turn):
     the card's top-left corner, within the search's steps, and edges."""
     import cv2
 
-    from tablecam.vision.indexes import edge_gradients, fit_corner
+    from tablecam.vision.indexes import fit_corner
 
     card = _card(320, 240, 180, turn)
     img = np.full((480, 640, 3), 50, np.uint8)
     cv2.fillPoly(img, [np.round(card).astype(np.int32)], (235, 235, 235))
     off = _card(320 + dx, 240 + dy, 180, turn + dturn)
-    fitted = fit_corner(*edge_gradients(img), off)
+    fitted = fit_corner(img, off)
     assert fitted is not None
     assert np.hypot(*(fitted[0] - card[0])) < 3.0
     edge = (fitted[1] - fitted[0]) / np.hypot(*(fitted[1] - fitted[0]))
@@ -187,12 +187,12 @@ def test_fit_corner_puts_a_card_quad_back_on_its_card(dx, dy, dturn, turn):
 def test_fit_corner_on_a_phone_photo_sized_picture():
     """Windows of cards 1,500 px tall (a close phone photo) are fitted too:
     the edge samples stay within OpenCV's map size."""
-    from tablecam.vision.indexes import edge_gradients, fit_corner
+    from tablecam.vision.indexes import fit_corner
 
     img = np.full((3024, 4032, 3), 50, np.uint8)
     img[700:2300, 1200:2300] = 235
     q = np.array([[1210, 690], [2310, 690], [2310, 2230], [1210, 2230]], np.float32)
-    fitted = fit_corner(*edge_gradients(img), q)
+    fitted = fit_corner(img, q)
     assert fitted is not None and np.hypot(*(fitted[0] - [1199.5, 699.5])) < 3
 
 

@@ -119,7 +119,8 @@ class CardDetector:
                  back_boxes_found_iou: float = 0.9, back_boxes_check: float = 0.5,
                  back_boxes_siblings: bool = True, sibling_turn: float = 0.15, sibling_shift: float = 0.06,
                  hidden_seen: float = 0.4,
-                 side_suits: bool = True, index_fit: bool = True):
+                 side_suits: bool = True, index_fit: bool = True, index_fit_shift: float = 0.4,
+                 index_fit_reach: float = 2.5):
         from .proposals import CardLocaliser
 
         self.model_dir = Path(model_dir) if model_dir else MODELS_DIR
@@ -159,6 +160,8 @@ class CardDetector:
         self.hidden_seen = hidden_seen
         self.side_suits = side_suits
         self.index_fit = index_fit
+        self.index_fit_shift = index_fit_shift
+        self.index_fit_reach = index_fit_reach
         # the index-window localiser, when the model directory ships one (``indexes``)
         self.indexer = None
         ix_path = self.model_dir / "card_index.onnx"
@@ -296,10 +299,10 @@ class CardDetector:
         quads = [cq for win in wins for cq in card_quads(win)]
         if self.index_fit:
             # each card quad also laid on the image edges meeting near its corner (indexes.fit_corner)
-            from .indexes import edge_gradients, fit_corner
+            from .indexes import fit_corner
 
-            grads = edge_gradients(image_bgr)
-            quads += [f for f in (fit_corner(*grads, q) for q in quads) if f is not None]
+            quads += [f for f in (fit_corner(image_bgr, q, shift=self.index_fit_shift, reach=self.index_fit_reach)
+                                  for q in quads) if f is not None]
         rd = self.index_reader
         probs = read_index(image_bgr, quads, rd.probs, rd.corner_box, rd.input_size, views=self.read_views,
                            side_classes=self.classes if self.side_suits else None)
