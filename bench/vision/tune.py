@@ -78,9 +78,9 @@ KNOBS: list[tuple[str, str, type, str, str]] = [
     ("--close-quads", "close_quads", int, "2", "quads per box read so"),
     ("--index-fit", "index_fit", bool, "1", "1: each index window's card quads also laid on the image edges meeting "
      "near their corner"),
-    ("--index-fit-shift", "index_fit_shift", float, "0.4", "how far the fitted corner's edges may lie from the "
+    ("--index-fit-shift", "index_fit_shift", float, "0.25", "how far the fitted corner's edges may lie from the "
      "window's, a share of its width"),
-    ("--index-fit-reach", "index_fit_reach", float, "2.5", "the fitted edges' length, in window sides"),
+    ("--index-fit-reach", "index_fit_reach", float, "1.6", "the fitted edges' length, in window sides"),
     ("--back-check", "back_check", float, "0.1", "reads leaning to back with at least this P(back) are checked whole "
      "(back_check.onnx; 0: off)"),
     ("--back-check-faces", "back_check_faces", float, "0", "face reads under this confidence are checked whole too"),

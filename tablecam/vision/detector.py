@@ -119,8 +119,8 @@ class CardDetector:
                  back_boxes_found_iou: float = 0.9, back_boxes_check: float = 0.5,
                  back_boxes_siblings: bool = True, sibling_turn: float = 0.15, sibling_shift: float = 0.06,
                  hidden_seen: float = 0.4,
-                 side_suits: bool = True, index_fit: bool = True, index_fit_shift: float = 0.4,
-                 index_fit_reach: float = 2.5):
+                 side_suits: bool = True, index_fit: bool = True, index_fit_shift: float = 0.25,
+                 index_fit_reach: float = 1.6):
         from .proposals import CardLocaliser
 
         self.model_dir = Path(model_dir) if model_dir else MODELS_DIR
