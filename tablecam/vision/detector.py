@@ -290,7 +290,7 @@ class CardDetector:
         of a card not yet found, whose quad is not one found already and
         whose width is within ``index_size`` of the usual card's, is a new
         card."""
-        from .indexes import card_quads, read_index
+        from .indexes import card_quads, fit_corner, read_index
 
         h, w = image_bgr.shape[:2]
         wins = [q for _, _, q in self.indexer.proposals(image_bgr, self._index_sizes(found, w, h)) if q is not None]
@@ -299,8 +299,6 @@ class CardDetector:
         quads = [cq for win in wins for cq in card_quads(win)]
         if self.index_fit:
             # each card quad also laid on the image edges meeting near its corner (indexes.fit_corner)
-            from .indexes import fit_corner
-
             quads += [f for f in (fit_corner(image_bgr, q, shift=self.index_fit_shift, reach=self.index_fit_reach)
                                   for q in quads) if f is not None]
         rd = self.index_reader

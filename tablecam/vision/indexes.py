@@ -20,7 +20,8 @@ from .localise import CARD_H, CARD_W
 WIN_U, WIN_V = CORNER_BOX[2] / CARD_W, CORNER_BOX[3] / CARD_H
 
 
-def index_windows(quad: np.ndarray, corners: tuple[int, ...] = (0, 2)) -> list[np.ndarray]:
+def index_windows(quad: np.ndarray, corners: tuple[int, ...] = (0, 2),
+                  share: tuple[float, float] = (WIN_U, WIN_V)) -> list[np.ndarray]:
     """The rank-and-suit index windows of a card, as image quads.
 
     ``quad`` runs clockwise from the top-left corner of the upright face;
@@ -28,7 +29,9 @@ def index_windows(quad: np.ndarray, corners: tuple[int, ...] = (0, 2)) -> list[n
     250x350 card) at the top-left (corner 0) and, turned 180 degrees, the
     bottom-right (corner 2).  Each window starts at its card corner and
     runs clockwise like the card, so its first point is the card's corner
-    and its long side follows the card's.
+    and its long side follows the card's.  ``share`` is the window's share
+    of the card's width and height (another region of the corner: the
+    scenes' ground truth and :mod:`~tablecam.vision.occlusion` use 25% x 28%).
 
     >>> q = np.array([[0, 0], [250, 0], [250, 350], [0, 350]], np.float32)
     >>> [w.round().astype(int).tolist() for w in index_windows(q)]
@@ -38,8 +41,8 @@ def index_windows(quad: np.ndarray, corners: tuple[int, ...] = (0, 2)) -> list[n
     out = []
     for c in corners:
         o = q[c]
-        u = (q[(c + 1) % 4] - o) * WIN_U
-        v = (q[(c + 3) % 4] - o) * WIN_V
+        u = (q[(c + 1) % 4] - o) * share[0]
+        v = (q[(c + 3) % 4] - o) * share[1]
         out.append(np.array([o, o + u, o + u + v, o + v], np.float32))
     return out
 

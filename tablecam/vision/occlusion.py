@@ -37,14 +37,9 @@ def index_corners(quad: np.ndarray) -> list[np.ndarray]:
     >>> [np.round(c.astype(float), 1).tolist() for c in index_corners(q)]
     [[[0.0, 0.0], [25.0, 0.0], [25.0, 39.2], [0.0, 39.2]], [[100.0, 140.0], [75.0, 140.0], [75.0, 100.8], [100.0, 100.8]]]
     """
-    q = np.asarray(quad, np.float32).reshape(4, 2)
-    out = []
-    for c in (0, 2):
-        o = q[c]
-        u = (q[(c + 1) % 4] - o) * CORNER_U
-        v = (q[(c + 3) % 4] - o) * CORNER_V
-        out.append(np.array([o, o + u, o + u + v, o + v], np.float32))
-    return out
+    from .indexes import index_windows
+
+    return index_windows(quad, share=(CORNER_U, CORNER_V))
 
 
 def seen_share(quad: np.ndarray, over: np.ndarray, end: int | None = None, samples: int = 7) -> float:
