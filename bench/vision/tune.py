@@ -105,6 +105,13 @@ KNOBS: list[tuple[str, str, type, str, str]] = [
      "gives at least this P(back) are read (0: all)"),
     ("--back-boxes-siblings", "back_boxes_siblings", bool, "1", "1: a back-localiser box on a found "
      "face card is read through cards of that card's size too, turned a little from it (proposals.sibling_quads)"),
+    ("--back-boxes-faces", "back_boxes_faces", float, "0.7", "a face card no step found, read in a "
+     "back-localiser box through any of its rectangles, counts from this (over 1: never)"),
+    ("--back-boxes-faces-index", "back_boxes_faces_index", float, "0.6", "... when its index alone (no pip "
+     "count) reads it at least this"),
+    ("--back-boxes-faces-lean", "back_boxes_faces_lean", float, "0.2", "... of the rectangles the back check "
+     "sees as a face at least this"),
+    ("--back-boxes-faces-quads", "back_boxes_faces_quads", int, "6", "... the surest this many a box"),
     ("--sibling-turn", "sibling_turn", float, "0.15", "... turned by this much (radians) each way, and not"),
     ("--sibling-shift", "sibling_shift", float, "0.06", "... moved by this share of the box each way, and not"),
     ("--side-suits", "side_suits", bool, "1", "1: a final read split between two suits of one rank "
