@@ -105,7 +105,7 @@ KNOBS: list[tuple[str, str, type, str, str]] = [
      "gives at least this P(back) are read (0: all)"),
     ("--back-boxes-siblings", "back_boxes_siblings", bool, "1", "1: a back-localiser box on a found "
      "face card is read through cards of that card's size too, turned a little from it (proposals.sibling_quads)"),
-    ("--back-boxes-faces", "back_boxes_faces", float, "0.7", "a face card no step found, read in a "
+    ("--back-boxes-faces", "back_boxes_faces", float, "1.01", "a face card no step found, read in a "
      "back-localiser box through any of its rectangles, counts from this (over 1: never)"),
     ("--back-boxes-faces-index", "back_boxes_faces_index", float, "0.6", "... when its index alone (no pip "
      "count) reads it at least this"),

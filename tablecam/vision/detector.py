@@ -119,7 +119,7 @@ class CardDetector:
                  back_boxes_fitted: int | None = None, back_boxes_past_found: bool = True,
                  back_boxes_under: float | None = 0.9, back_boxes_under_iou: float = 0.5,
                  back_boxes_found_iou: float = 0.9, back_boxes_check: float = 0.5,
-                 back_boxes_siblings: bool = True, back_boxes_faces: float = 0.7, back_boxes_faces_index: float = 0.6,
+                 back_boxes_siblings: bool = True, back_boxes_faces: float = 1.01, back_boxes_faces_index: float = 0.6,
                  back_boxes_faces_lean: float = 0.2, back_boxes_faces_quads: int = 6,
                  sibling_turn: float = 0.15, sibling_shift: float = 0.06,
                  hidden_seen: float = 0.4,
@@ -570,7 +570,13 @@ class CardDetector:
         more, and read so by its index alone too
         (``back_boxes_faces_index``, without the pip count and the side
         suit: a seven of hearts half under a ten read 0.78 a seven of
-        diamonds with them, 0.596 by its index alone)."""
+        diamonds with them, 0.596 by its index alone).
+
+        Off by default (``back_boxes_faces`` 1.01).  At 0.7, chosen on the
+        tuning sets (two cards more, no false one), the bench found two
+        overlap cards more and one false card more, under the precision
+        target, and cost 170 ms a frame: vetoed
+        (``docs/detector-settings.md``, seventeenth session)."""
         from .localise import warp_card
 
         quads, cards = every
