@@ -533,7 +533,7 @@ class CardDetector:
         cards = [warp_card(image_bgr, q) for _, q in quads]
         every = (quads, cards)
         check = getattr(self.classifier, "check", None)
-        looked = check is not None and quads and (self.back_boxes_check > 0 or self.back_boxes_faces <= 1.0)
+        looked = check is not None and bool(quads) and (self.back_boxes_check > 0 or self.back_boxes_faces <= 1.0)
         said = check.probs(cards) if looked else None
         if self.back_boxes_check > 0 and said is not None:
             keep = [i for i, b in enumerate(said[:, check.classes.index("back")]) if b >= self.back_boxes_check]
@@ -585,7 +585,8 @@ class CardDetector:
         for i, f in enumerate(face):
             if f >= self.back_boxes_faces_lean:
                 per_box.setdefault(quads[i][0], []).append((float(f), i))
-        pick = sorted(i for seen in per_box.values() for _, i in sorted(seen, reverse=True)[:self.back_boxes_faces_quads])
+        pick = sorted(i for seen in per_box.values()
+                      for _, i in sorted(seen, reverse=True)[:self.back_boxes_faces_quads])
         faces = self._surest_reads(image_bgr, [quads[i] for i in pick],
                                    lambda ci: 2.0 if ci in found or ci in rare else self.back_boxes_faces,
                                    [cards[i] for i in pick])
