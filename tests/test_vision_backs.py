@@ -127,14 +127,15 @@ def _box(q: np.ndarray) -> tuple[float, float, float, float]:
     return (*q.min(axis=0), *q.max(axis=0))
 
 
-def _tuning_scene(seed: int, index: int, **kw):
+def _tuning_scene(seed: int, index: int, decks: list[str] | None = None, **kw):
     """Scene ``index`` of a tuning set (``bench/vision/tune.py``: seed 99
     the overlap scenes, 98 with ``overlap=False, fingers=False`` the cards
-    apart) and the box of its first back (None: no back)."""
+    apart, both of the training decks; 97 the unseen designs, ``decks``)
+    and the box of its first back (None: no back)."""
     from tablecam.vision.faces import training_decks
     from tablecam.vision.synth import render_scene
 
-    rng, decks = np.random.default_rng(seed), training_decks()
+    rng, decks = np.random.default_rng(seed), decks or training_decks()
     for _ in range(index + 1):
         scene = render_scene(rng, decks, size=(1280, 720), **kw)
     back = next((c for c in scene.cards if c.card == "back"), None)
@@ -180,7 +181,7 @@ def test_a_back_localiser_box_on_a_card_found_is_not_read_again():
     image = np.full((400, 600, 3), 60, np.uint8)
     box = (100.0, 100.0, 200.0, 240.0)
     det.back_localiser = _Boxes([box])
-    det.read_found = lambda cards: pytest.fail("a found card's box was read again")
+    det.read_found = lambda cards, probs=None: pytest.fail("a found card's box was read again")
     found = [Detection("S7", 0.99, (101.0, 100.0, 200.0, 241.0))]
     assert det._backs_in_back_boxes(image, [(box, 0.8, None)], found) == []
 
@@ -195,7 +196,7 @@ def _back_under(det, image):
     det.back_localiser = _Boxes([box])
     seven, back = det.classes.index("S7"), det.classes.index("back")
 
-    def reads(cards):
+    def reads(cards, probs=None):
         out = []
         for i, _ in enumerate(cards):
             p = np.full(len(det.classes), 0.001, np.float32)
@@ -282,12 +283,8 @@ def _unseen_scene(index: int):
     """Scene ``index`` of the unseen-design tuning set (``bench/vision/tune.py``:
     seed 97, the generated designs no classifier stage trained on)."""
     from tablecam.vision.designs import VALIDATION_DESIGNS, generated_decks
-    from tablecam.vision.synth import render_scene
 
-    rng, decks = np.random.default_rng(97), generated_decks(VALIDATION_DESIGNS.stop)[VALIDATION_DESIGNS.start:]
-    for _ in range(index + 1):
-        scene = render_scene(rng, decks, size=(1280, 720))
-    return scene
+    return _tuning_scene(97, index, generated_decks(VALIDATION_DESIGNS.stop)[VALIDATION_DESIGNS.start:])[0]
 
 
 def test_a_face_card_only_a_back_box_frames_is_found():

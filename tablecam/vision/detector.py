@@ -357,7 +357,7 @@ class CardDetector:
         size = max(w, h) * self.index_card_px / float(np.median(tall))
         return (int(min(1600, max(320, round(size / 32) * 32))),)
 
-    def read_found(self, cards: list[np.ndarray]) -> list[np.ndarray]:
+    def read_found(self, cards: list[np.ndarray], probs: list[np.ndarray] | None = None) -> list[np.ndarray]:
         """The final read of rectified cards found: the classifier through
         ``read_views`` corner windows, and with ``pips`` the count of the
         pips in the middle as evidence of a number card's rank
@@ -365,8 +365,11 @@ class CardDetector:
         that evidence); with ``side_suits`` a read split between two suits
         of one rank is decided again by the suit at the other end of the
         top edge, where "peek-index" packs print it
-        (:func:`~tablecam.vision.side_index.with_side_suits`)."""
-        probs = self.classifier.classify_cards(cards, views=self.read_views)
+        (:func:`~tablecam.vision.side_index.with_side_suits`).  ``probs``:
+        the classifier's ``read_views`` reads of ``cards``, when the caller
+        has them (the witnesses never change them)."""
+        if probs is None:
+            probs = self.classifier.classify_cards(cards, views=self.read_views)
         if self.pips > 0:
             from .pips import count_pips, with_pips
 
@@ -531,7 +534,7 @@ class CardDetector:
                     if self.back_boxes_fitted else [])
                  + self._siblings(b, under[bi])]
         cards = [warp_card(image_bgr, q) for _, q in quads]
-        every = (quads, cards)
+        every_quad, every_card = quads, cards  # the face pass reads them all, not only the back check's
         check = getattr(self.classifier, "check", None)
         looked = check is not None and bool(quads) and (self.back_boxes_check > 0 or self.back_boxes_faces <= 1.0)
         said = check.probs(cards) if looked else None
@@ -549,10 +552,12 @@ class CardDetector:
         backs = self._place_new(best, dets, None if self.back_boxes_any_size else width, w, h)
         if self.back_boxes_faces > 1.0 or said is None:
             return backs
-        faces = self._faces_in_back_boxes(image_bgr, every, said[:, check.classes.index("face")], found)
+        faces = self._faces_in_back_boxes(image_bgr, every_quad, every_card, said[:, check.classes.index("face")],
+                                          found)
         return backs + self._place_new({bi: r for bi, r in faces.items() if bi not in best}, dets + backs, width, w, h)
 
-    def _faces_in_back_boxes(self, image_bgr: np.ndarray, every: tuple[list, list], face: np.ndarray,
+    def _faces_in_back_boxes(self, image_bgr: np.ndarray, quads: list[tuple[int, np.ndarray]],
+                             cards: list[np.ndarray], face: np.ndarray,
                              found: set[int]) -> dict[int, tuple[float, int, np.ndarray, np.ndarray]]:
         """Face cards no other step found, in the back localiser's boxes:
         box -> (conf, class, quad, probs).
@@ -560,8 +565,8 @@ class CardDetector:
         A back box often frames a face card the card localiser's boxes
         gave to a neighbour (a ten of spades under a five of diamonds read
         0.90 through a back box's rectangle, IoU 0.94 with its outline).
-        Of each box's rectangles (``every``: (box, quad) pairs and their
-        rectified cards) the ``back_boxes_faces_quads`` the back check
+        Of each box's rectangles (``quads``: (box, quad) pairs, and
+        ``cards`` rectified) the ``back_boxes_faces_quads`` the back check
         sees surest as a face (``face``: its P(face), at least
         ``back_boxes_faces_lean``) are read as a found card is read: six
         of them cost about 50 ms a tuning photo, every rectangle 230 ms
@@ -577,9 +582,6 @@ class CardDetector:
         overlap cards more and one false card more, under the precision
         target, and cost 170 ms a frame: vetoed
         (``docs/detector-settings.md``, seventeenth session)."""
-        from .localise import warp_card
-
-        quads, cards = every
         rare = {self.classes.index(c) for c in ("back", "JK", "none")}
         per_box: dict[int, list[tuple[float, int]]] = {}
         for i, f in enumerate(face):
@@ -587,15 +589,14 @@ class CardDetector:
                 per_box.setdefault(quads[i][0], []).append((float(f), i))
         pick = sorted(i for seen in per_box.values()
                       for _, i in sorted(seen, reverse=True)[:self.back_boxes_faces_quads])
+        picked = [cards[i] for i in pick]
+        # the index-alone reads, once: the final read weighs the witnesses on them
+        alone = self.classifier.classify_cards(picked, views=self.read_views) if picked else []
         faces = self._surest_reads(image_bgr, [quads[i] for i in pick],
                                    lambda ci: 2.0 if ci in found or ci in rare else self.back_boxes_faces,
-                                   [cards[i] for i in pick])
-        if faces and self.back_boxes_faces_index > 0:
-            keys = list(faces)
-            alone = self.classifier.classify_cards([warp_card(image_bgr, faces[bi][2]) for bi in keys],
-                                                   views=self.read_views)
-            faces = {bi: faces[bi] for bi, p in zip(keys, alone) if p[faces[bi][1]] >= self.back_boxes_faces_index}
-        return faces
+                                   picked, alone)
+        at = {id(quads[i][1]): k for k, i in enumerate(pick)}  # a read's quad -> its index-alone read
+        return {bi: r for bi, r in faces.items() if alone[at[id(r[2])]][r[1]] >= self.back_boxes_faces_index}
 
     def _face_under(self, box, dets: list[Detection]) -> Detection | None:
         """The found face card ``box`` overlaps most, when by
@@ -647,12 +648,14 @@ class CardDetector:
         width = _usual_width(dets)
         return self._place_new(best, dets, width, w, h)
 
-    def _surest_reads(self, image_bgr: np.ndarray, quads: list[tuple[int, np.ndarray]],
-                      floor, cards: list[np.ndarray] | None = None) -> dict[int, tuple[float, int, np.ndarray, np.ndarray]]:
+    def _surest_reads(self, image_bgr: np.ndarray, quads: list[tuple[int, np.ndarray]], floor,
+                      cards: list[np.ndarray] | None = None,
+                      probs: list[np.ndarray] | None = None) -> dict[int, tuple[float, int, np.ndarray, np.ndarray]]:
         """Each box's surest card among ``quads`` ((box, quad) pairs), read
         as a found card is read (:meth:`read_found`), of the reads at least
         ``floor(class)``: box -> (conf, class, quad, probs).  ``cards``: the
-        quads already rectified, when the caller has them."""
+        quads already rectified, and ``probs`` their classifier reads, when
+        the caller has them (:meth:`read_found`)."""
         from .localise import warp_card
 
         best: dict[int, tuple[float, int, np.ndarray, np.ndarray]] = {}
@@ -660,7 +663,7 @@ class CardDetector:
             return best
         if cards is None:
             cards = [warp_card(image_bgr, q) for _, q in quads]
-        for (bi, q), p in zip(quads, self.read_found(cards)):
+        for (bi, q), p in zip(quads, self.read_found(cards, probs)):
             ci, conf = self._read(p)
             if ci >= 0 and conf >= floor(ci) and conf > best.get(bi, (0.0,))[0]:
                 best[bi] = (conf, ci, q, p)
