@@ -28,6 +28,7 @@ class Bench:
         self.cards: list[str] = []
         self.notices: list[Notice] = []
         self.kinds: list[str] = []
+        self.sent_times: list[int] = []   # SET_TIME values the host sent
 
     def pump(self, steps: int = 20, dt: float = 0.05) -> None:
         for _ in range(steps):
@@ -47,6 +48,10 @@ class Bench:
                     self.kinds.append(g.name)
                     if g.type == MsgType.CARD:
                         self.cards.append(P.parse_payload(g)["card"])
+            for raw in self.link.outbox:
+                for f in P.StreamDecoder().feed(raw):
+                    if isinstance(f, Frame) and f.type == MsgType.SET_TIME:
+                        self.sent_times.append(P.parse_payload(f)["time_ms"])
             out = b"".join(self.link.outbox)
             self.link.outbox.clear()
             if out:
@@ -58,6 +63,10 @@ class Bench:
 
 
 DECK = ["SA", "SK", "SQ", "SJ", "ST", "S9", "S8", "S7", "S6", "S5", "S4", "S3", "S2"]
+
+
+def _heard(link: ShoeLink, frame: Frame, now: float) -> list:
+    return link.on_frame(P.decode_frame(P.encode_frame(frame)[:-1]), now)
 
 
 def deal(b: Bench, cards=DECK, pump: int = 1) -> None:
@@ -124,14 +133,27 @@ def test_garbage_and_corruption_are_recovered():
 def test_reboot_with_hello_starts_a_new_session():
     b = Bench()
     deal(b, DECK[:5])
-    b.pump(5)
+    b.pump(12)                 # a heartbeat naming the last card is heard
     b.shoe.reboot()
     deal(b, DECK[5:])
     b.pump()
     assert b.cards == DECK
     assert b.link.stats.reboots == 1
-    assert [n.kind for n in b.notices].count("reboot") == 1
+    assert [n.data for n in b.notices if n.kind == "reboot"] == [{"last_seq": 5, "tail_unconfirmed": False}]
     assert b.kinds.count("HELLO") == 2
+
+
+def test_reboot_right_after_a_card_cannot_vouch_for_the_tail():
+    """No heartbeat came between the last card heard and the restart: a card
+    dealt in that moment would have died with the ring, so the notice says so."""
+    b = Bench()
+    deal(b, DECK[:5])
+    b.pump(5)
+    b.shoe.reboot()
+    deal(b, DECK[5:])
+    b.pump()
+    assert b.cards == DECK
+    assert [n.data for n in b.notices if n.kind == "reboot"] == [{"last_seq": 5, "tail_unconfirmed": True}]
 
 
 def test_reboot_with_lost_hello_is_detected_and_replayed():
@@ -226,32 +248,145 @@ def _deal_through_faults(seed: int, rate: float, reboot_at: int | None) -> Bench
     return b
 
 
-# derandomized: CI runs the same 60 cases each time; the case below, found by a
-# random run, is a known gap and is kept as its own (expected to fail) test
+# derandomized: CI runs the same 60 cases each time; the case a random run
+# found (below) has its own test
 @settings(max_examples=60, deadline=None, derandomize=True)
 @given(seed=st.integers(0, 10_000), rate=st.floats(0.0, 0.3), reboot_at=st.one_of(st.none(), st.integers(1, 50)))
 def test_any_mix_of_faults_delivers_every_card_once_in_order_or_reports_it(seed, rate, reboot_at):
     b = _deal_through_faults(seed, rate, reboot_at)
+    _assert_every_card_once_in_order_or_reported(b, reboot_at)
+
+
+def _assert_every_card_once_in_order_or_reported(b: Bench, reboot_at: int | None) -> None:
+    """Every card arrives once, in order, or its loss is reported: frames
+    lost (counted), or - for cards that died with an old boot's RAM ring
+    before they got through, which nothing can count - an unconfirmed tail
+    at the restart, or damaged frames before a new boot's HELLO."""
+    dealt = (DECK * 5)[:60]
     lost = sum(n.data["count"] for n in b.notices if n.kind == "lost")
-    assert lost == 0
-    assert b.cards == (DECK * 5)[:60]
+    if b.cards == dealt:
+        assert lost == 0
+        return
+    at = 0                                   # the cards that came are in order, once each
+    for c in b.cards:
+        while at < len(dealt) and dealt[at] != c:
+            at += 1
+        assert at < len(dealt)
+        at += 1
+    if len(dealt) - len(b.cards) <= lost:
+        return
+    assert reboot_at is not None             # uncounted losses: only an old boot's cards
+    assert b.cards[-(len(dealt) - reboot_at - 1):] == dealt[reboot_at + 1:]
+    assert (any(n.kind == "unheard" for n in b.notices)
+            or any(n.kind == "reboot" and n.data["tail_unconfirmed"] for n in b.notices))
 
 
-@pytest.mark.xfail(strict=True, reason="known gap: a restart whose HELLO and first frames are all lost, "
-                   "with the new numbers meeting the old session's next one, is taken as its continuation")
+def test_a_restart_that_takes_the_last_unsent_card_with_it_says_so():
+    """Found by a random run (seed 4519, faults at 0.27, restart after card
+    48): the six of spades and every heartbeat after it are lost, then the
+    power goes.  The card died with the shoe's RAM ring, so no RESEND can
+    fetch it; the restart notice says the old boot's tail is unconfirmed and
+    the deal tracker turns that into a shoe_link warning to count the cards."""
+    from tablecam.shoe.tracker import DealTracker
+
+    b = _deal_through_faults(4519, 0.27372084863965357, 47)
+    _assert_every_card_once_in_order_or_reported(b, 47)
+    notice = next(n for n in b.notices if n.kind == "reboot")
+    assert notice.data["tail_unconfirmed"] and "may be lost" in notice.message
+    findings = DealTracker("bridge", "N").feed(notice)
+    assert findings[0].kind == "shoe_link" and findings[0].status != "info"
+
+
+def test_cards_of_a_boot_the_host_never_heard_are_reported():
+    """Found by a random run (seed 3394, faults at 0.24, restart after card
+    5): every frame of the first boot is damaged, so the first frame heard
+    is the second boot's HELLO.  Those cards died with the first boot's
+    ring; the damaged frames before the HELLO are reported, not taken as
+    line noise before a fresh start."""
+    from tablecam.shoe.tracker import DealTracker
+
+    b = _deal_through_faults(3394, 0.2365315548024835, 4)
+    _assert_every_card_once_in_order_or_reported(b, 4)
+    unheard = [n for n in b.notices if n.kind == "unheard"]
+    assert unheard and unheard[0].data["damaged"] > 0 and unheard[0].data["boot"] == 2
+    assert DealTracker("bridge", "N").feed(unheard[0])[0].kind == "shoe_link"
+
+
+def test_a_frame_sent_after_a_heartbeat_but_stamped_before_it_is_a_restart():
+    """Rule 4(d): a heartbeat names the last frame the shoe had stamped, so
+    a later frame of the same boot is stamped no earlier.  Found by a random
+    run (seed 4970): the old session's next frame never came, the shoe
+    restarted, and its new frame #4 met the seq the host was waiting for -
+    stamped 0.9 s before the old boot's last heartbeat."""
+    link = ShoeLink(set_clock=False)
+    _heard(link, Frame(MsgType.HELLO, 0, 0, P.hello_payload(0x5A0E5111, 1)), 0.0)
+    for seq in (1, 2, 3):
+        _heard(link, Frame(MsgType.CARD, seq, 50 * seq, P.card_payload(DECK[seq - 1])), 0.05 * seq)
+    _heard(link, Frame(MsgType.HEARTBEAT, 3, 1000, P.heartbeat_payload(3)), 1.0)
+    out = _heard(link, Frame(MsgType.CARD, 4, 100, P.card_payload("S9")), 1.8)
+    assert [o.kind for o in out if isinstance(o, Notice)] == ["reboot"]
+    assert not [o for o in out if isinstance(o, Frame)]      # held until the new HELLO is fetched
+    assert link.expected == 0 and link.stats.reboots == 1
+    # the same frame stamped after the heartbeat is the old boot's next card
+    link = ShoeLink(set_clock=False)
+    _heard(link, Frame(MsgType.HELLO, 0, 0, P.hello_payload(0x5A0E5111, 1)), 0.0)
+    _heard(link, Frame(MsgType.HEARTBEAT, 0, 1000, P.heartbeat_payload(0)), 1.0)
+    out = _heard(link, Frame(MsgType.CARD, 1, 1400, P.card_payload("S9")), 1.4)
+    assert [o.name for o in out if isinstance(o, Frame)] == ["CARD"] and link.stats.reboots == 0
+
+
 def test_a_restart_whose_hello_and_first_card_are_lost_is_noticed():
     """Found by a random run of the test above (seed 8779, every fault at
     0.28, the shoe restarting after its second card): the new session's
-    HELLO and first frames are lost, its jack of spades arrives with the
-    seq the link expects next and a device time no earlier than the old
-    session's last frame (no heartbeat got through before the restart),
-    so the link delivers it as the old session's and the queen of spades
-    is neither delivered nor reported lost.  Telling it would need the
-    boot counter in every frame, or the heartbeat's dealt count checked
-    against the cards delivered since the pack was loaded."""
+    HELLO and first frames are lost and its jack of spades arrives with the
+    seq the link expects next.  Before the clock mark its device time was no
+    earlier than the old session's last frame, so the link took it as the
+    old session's and the queen of spades was neither delivered nor reported
+    lost.  With the shoe's clock set past CLOCK_MARK the restart shows as
+    time running back by days: the link asks RESEND 0 and gets every card."""
     b = _deal_through_faults(8779, 0.28125, 1)
-    lost = sum(n.data["count"] for n in b.notices if n.kind == "lost")
-    assert lost > 0 or b.cards == (DECK * 5)[:60]
+    assert [n.kind for n in b.notices].count("reboot") == 1
+    assert not [n for n in b.notices if n.kind == "lost"]
+    assert b.cards == (DECK * 5)[:60]
+
+
+def test_a_fresh_shoes_clock_is_set_past_the_mark_once_and_only_forward():
+    from tablecam.shoe.link import CLOCK_MARK
+
+    b = Bench()
+    b.now = 3.0                       # the host opens the port 3 s after boot
+    deal(b, DECK[:3])
+    b.pump(30)
+    # one SET_TIME, from the HELLO (stamped at boot, so the mark plus 0)
+    assert b.sent_times == [CLOCK_MARK]
+    # later frames carry the marked clock; delivered times never run back
+    assert b.link._clock_marked
+    b.shoe.card("SJ")
+    b.pump(5)
+    assert b.cards[-1] == "SJ" and b.link.stats.reboots == 0
+
+
+def test_a_clock_set_by_an_earlier_host_is_left_alone():
+    """A host that restarts meets a shoe whose clock an earlier host marked.
+    The first frame it hears may be a kept copy stamped before that mark;
+    setting the clock from it would move the clock back, so on first contact
+    only a heartbeat (what the clock reads now) may start a SET_TIME."""
+    from tablecam.shoe.link import CLOCK_MARK
+
+    link = ShoeLink()
+    _heard(link, Frame(MsgType.CARD, 5, 100, P.card_payload("SA", 97)), 10.0)
+    _heard(link, Frame(MsgType.HEARTBEAT, 9, CLOCK_MARK + 60_000, P.heartbeat_payload(9, 0, 5)), 10.1)
+    sent = [f.type for raw in link.outbox for f in P.StreamDecoder().feed(raw)]
+    assert MsgType.SET_TIME not in sent and MsgType.RESEND in sent
+    assert link._clock_marked
+
+
+def test_the_clock_mark_can_be_turned_off():
+    b = Bench()
+    b.link.set_clock = False
+    deal(b, DECK[:2])
+    b.pump(20)
+    assert b.sent_times == []
 
 
 def test_pty_closed_under_the_driver_is_disconnected_and_retried():

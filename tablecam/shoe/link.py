@@ -16,10 +16,20 @@ Recovery rules, in short (PROTOCOL.md has them in full):
 - **Duplicate**: a frame whose sequence number was already delivered with the
   same bytes is dropped.
 - **Reboot**: a HELLO with a new boot counter, or a frame that reuses an old
-  sequence number with different bytes, or device time running backwards,
-  starts a new session at seq 0 (``RESEND 0`` if the HELLO itself was lost).
+  sequence number with different bytes, or device time running backwards
+  (behind the last delivered frame, or behind the latest heartbeat for a
+  frame sent after it), starts a new session at seq 0 (``RESEND 0`` if the
+  HELLO itself was lost).  The notice says whether the old boot's tail is
+  confirmed: cards it stamped after the last heartbeat heard died with it.
+- **A boot never heard**: damaged frames before the first frame heard, when
+  that is a HELLO, are reported (``unheard``): an earlier boot's cards.
 - **Cable pull**: nothing arrives; health goes ``stale``/``disconnected``;
   on reconnect the link asks ``RESEND`` from where it stopped.
+- **Clock mark**: a shoe whose clock still counts from boot is set forward by
+  :data:`CLOCK_MARK` (``SET_TIME``), so a later restart, which starts the
+  clock at 0 again, always shows as time running backwards - even when the
+  new session's HELLO and first frames are all lost and its numbers happen
+  to meet the ones the old session would have sent next.
 """
 
 from __future__ import annotations
@@ -32,6 +42,11 @@ from . import protocol as P
 from .protocol import Frame, FrameError, MsgType
 
 SEQ_MOD = 1 << 16
+
+#: Device time the host sets a freshly booted shoe's clock past (2**30 ms,
+#: about 12.4 days).  A restart puts the clock back under it, far more than
+#: the 1 s that rule 4(c) of PROTOCOL.md calls a restart.
+CLOCK_MARK = 1 << 30
 
 
 def seq_ahead(a: int, b: int) -> int:
@@ -47,7 +62,7 @@ def seq_ahead(a: int, b: int) -> int:
 class Notice:
     """Something about the link the operator should know (lost frames, reboot ...)."""
 
-    kind: str           # reboot, lost, resync, session
+    kind: str           # reboot, lost, unheard, resync, session
     message: str
     data: dict[str, Any] = field(default_factory=dict)
 
@@ -75,17 +90,21 @@ class ShoeLink:
 
     def __init__(self, resend_timeout: float = 0.05, max_resend_tries: int = 8,
                  window: int = 1024, ack_interval: float = 0.2, ack_every: int = 8,
-                 memory: int = 1024) -> None:
+                 memory: int = 1024, set_clock: bool = True, clock_retry: float = 0.5) -> None:
         self.resend_timeout = resend_timeout
         self.max_resend_tries = max_resend_tries
         self.window = window
         self.ack_interval = ack_interval
         self.ack_every = ack_every
         self.memory = memory
+        self.set_clock = set_clock
+        self.clock_retry = clock_retry
         self.outbox: list[bytes] = []
         self.stats = LinkStats()
         self.hello: dict[str, Any] | None = None
         self._host_seq = 0
+        self._epoch: float | None = None   # host time of the first frame: SET_TIME values count from it
+        self._damaged_before_first = 0     # damaged frames before the first good one
         self._reset_session()
 
     # --- session state -------------------------------------------------------------
@@ -105,6 +124,10 @@ class ShoeLink:
         self._last_ack_at = -1e9
         self._acked: int | None = None
         self._joining = False   # first contact: frames before the shoe's oldest kept one are history
+        self._clock_marked = False           # a frame of this session showed the clock past CLOCK_MARK
+        self._clock_sent_at: float | None = None
+        self._clock_fresh = False            # every frame of this session is stamped since its boot
+        self._heartbeat: tuple[int, int] | None = None   # the latest heartbeat's (seq, time)
 
     @property
     def in_sync(self) -> bool:
@@ -152,6 +175,8 @@ class ShoeLink:
     def on_error(self, err: FrameError, now: float) -> list[Frame | Notice]:
         """A corrupt frame: count it and ask for a resend straight away."""
         self.stats.corrupt += 1
+        if self._epoch is None and err.reason != "partial":
+            self._damaged_before_first += 1
         self.request_resend(now)
         return []
 
@@ -167,17 +192,65 @@ class ShoeLink:
             self._on_hello(frame, now, out)
         else:
             self._on_sequenced(frame, now, out)
+        self._mark_clock(frame, now)
         self._maybe_ack(now)
         return out
+
+    def _mark_clock(self, frame: Frame, now: float) -> None:
+        """Set a clock that still counts from boot past :data:`CLOCK_MARK`.
+
+        Why: rule 4(c) tells a restart by device time running backwards, but
+        a short session's clock may be behind the new one's when the restart
+        is noticed.  Once the clock is past the mark a restart always puts it
+        back by days.  The clock is only ever moved forward.  Every value
+        sent is the mark plus the host's time since this link first heard
+        the shoe, so two SET_TIMEs never disagree, even when one meant for
+        the old boot reaches the new one.  A HEARTBEAT says what the clock
+        reads now; other frames count only in a session this link saw begin
+        (an unasked-for HELLO, or a restart it noticed).  On first contact
+        they may be kept copies stamped before an earlier host marked the
+        clock, and setting it from them would move it back.
+        """
+        if self._epoch is None:
+            self._epoch = now
+        if not self.set_clock or self._clock_marked:
+            return
+        t = frame.time_ms
+        if t >= CLOCK_MARK:
+            # Past the mark (ours or an earlier host's): leave it.  A clock
+            # past 2 * CLOCK_MARK is far ahead and is left alone too.
+            self._clock_marked = CLOCK_MARK <= t < 2 * CLOCK_MARK
+            return
+        if frame.type != MsgType.HEARTBEAT and not self._clock_fresh:
+            return
+        if self._clock_sent_at is not None and now - self._clock_sent_at < self.clock_retry:
+            return
+        value = CLOCK_MARK + int((now - self._epoch) * 1000.0)
+        if value < 2 * CLOCK_MARK:   # (a link up for 12 days stops marking)
+            self.send(MsgType.SET_TIME, P.u32_payload(value))
+            self._clock_sent_at = now
 
     def _on_hello(self, frame: Frame, now: float, out: list) -> None:
         info = P.parse_payload(frame)
         if self.expected is not None and self._seen.get(frame.seq) == frame.raw:
             self.stats.duplicates += 1
             return
+        fresh = self.expected is None   # unasked for: the shoe has just booted
         if self._seen:  # this session already delivered frames: a new HELLO is a restart
             old = self.hello.get("boot") if self.hello else "?"
             self._reboot(now, out, f"the shoe restarted (boot {old} -> {info['boot']})")
+            fresh = True
+        if fresh:
+            self._clock_fresh = True
+        if self._damaged_before_first and self.stats.delivered == 0:
+            # The first frame delivered is a boot's HELLO, so the shoe has
+            # kept every frame of this boot; yet damaged frames came before
+            # the first good one: an earlier boot may have dealt cards the
+            # host never read, and its RAM ring is gone.  Nothing says how many.
+            n, self._damaged_before_first = self._damaged_before_first, 0
+            out.append(Notice("unheard", f"{n} damaged frame(s) came before the shoe's first frame heard "
+                                         f"(boot {info['boot']}): if it was dealing then, those cards "
+                                         "must be entered by hand.", {"damaged": n, "boot": info["boot"]}))
         self._joining = False
         self.hello = info
         self.expected = frame.seq
@@ -196,12 +269,14 @@ class ShoeLink:
                 self._gap_target = last
                 self.request_resend(now, force=True)
             return
-        if self._time_went_back(frame.time_ms):
+        if self._time_went_back(frame.time_ms) or self._behind_heartbeat(frame):
             self._reboot(now, out, "device time went backwards: the shoe restarted")
             self.expected = 0
             self._gap_target = last
+            self._heartbeat = (last, frame.time_ms)
             self.request_resend(now, force=True)
             return
+        self._heartbeat = (last, frame.time_ms)
         ahead = seq_ahead(last, self.expected)
         if ahead < self.window:          # last >= expected: frames missing at the tail
             self._gap_target = last
@@ -215,6 +290,22 @@ class ShoeLink:
             return False
         back = (self._last_time - t) % (1 << 32)
         return 1000 < back < (1 << 31)   # more than 1 s back, and not a 49-day wrap
+
+    def _behind_heartbeat(self, frame: Frame) -> bool:
+        """Stamped before the latest heartbeat, yet sent after it: a restart.
+
+        A heartbeat carries the seq of the last frame the shoe had stamped,
+        so a later frame (or heartbeat) of the same boot is stamped no
+        earlier.  Resent frames are older, but their seqs are not after the
+        heartbeat's.  Unlike rule 4(c) this needs no delivered frame to
+        compare with: it tells a restart whose HELLO was lost while the
+        host was waiting for the old session's next frame."""
+        if self._heartbeat is None:
+            return False
+        seq, t = self._heartbeat
+        if frame.type != MsgType.HEARTBEAT and not 0 < seq_ahead(frame.seq, seq) < self.window:
+            return False
+        return 0 < (t - frame.time_ms) % (1 << 32) < (1 << 31)
 
     def _on_sequenced(self, frame: Frame, now: float, out: list) -> None:
         if (frame.type == MsgType.ERROR and frame.payload[0] == P.ErrorCode.RESEND_UNAVAILABLE
@@ -238,8 +329,9 @@ class ShoeLink:
                 self._pending[frame.seq] = frame
             self.request_resend(now)
             return
+        went_back = self._time_went_back(frame.time_ms) or self._behind_heartbeat(frame)
         if d == 0:
-            if self._time_went_back(frame.time_ms) and frame.type != MsgType.HELLO:
+            if went_back and frame.type != MsgType.HELLO:
                 self._reboot(now, out, "device time went backwards: the shoe restarted")
                 self.expected = 0
                 self._pending[frame.seq] = frame
@@ -248,7 +340,7 @@ class ShoeLink:
             self._deliver(frame, out)
             self._drain(out)
         elif d < self.window:
-            if self._time_went_back(frame.time_ms):
+            if went_back:
                 self._reboot(now, out, "device time went backwards: the shoe restarted")
                 self.expected = 0
                 self._pending[frame.seq] = frame
@@ -263,7 +355,7 @@ class ShoeLink:
             seen = self._seen.get(frame.seq)
             if seen == frame.raw:
                 self.stats.duplicates += 1
-            elif seen is not None or self._time_went_back(frame.time_ms):
+            elif seen is not None or went_back:
                 self._reboot(now, out, "a sequence number came back with new content: the shoe restarted")
                 self.expected = 0
                 self._pending[frame.seq] = frame
@@ -299,6 +391,7 @@ class ShoeLink:
 
     def _deliver(self, frame: Frame, out: list) -> None:
         self._joining = False
+        self._damaged_before_first = 0
         self._seen[frame.seq] = frame.raw
         self._seen.move_to_end(frame.seq)
         while len(self._seen) > self.memory:
@@ -344,10 +437,19 @@ class ShoeLink:
                     self._lose(self.expected, n, out, "the shoe restarted before resending them")
             for s in sorted(self._pending, key=lambda s: seq_ahead(s, self.expected)):
                 self._deliver(self._pending.pop(s), out)
-        out.append(Notice("reboot", why, {}))
+        last = None if self.expected is None or not self._seen else (self.expected - 1) % SEQ_MOD
+        # Frames the old boot stamped after the last heartbeat heard died with
+        # its RAM ring, and nothing tells how many; a heartbeat naming the last
+        # frame delivered says there were none when it was sent.
+        unconfirmed = last is not None and (self._heartbeat is None or self._heartbeat[0] != last)
+        if unconfirmed:
+            why += (f"; its last frame heard was #{last} and no heartbeat after it: a card dealt "
+                    "just before the restart may be lost")
+        out.append(Notice("reboot", why, {"last_seq": last, "tail_unconfirmed": unconfirmed}))
         hello = self.hello
         self._reset_session()
         self.hello = hello
+        self._clock_fresh = True   # a new boot: no host has set its clock yet
 
     def tick(self, now: float) -> list[Frame | Notice]:
         """Repeat or give up a RESEND, send a due ACK."""

@@ -167,6 +167,14 @@ class DealTracker:
             self._finding("shoe_link", LINK_RULE, f"{f.get('count')} message(s) from the shoe were lost; "
                           "check the cards dealt around here and enter any missing card.", out,
                           lost=f.get("count"))
+        elif kind == "unheard":
+            self._finding("shoe_link", LINK_RULE, f"The host could not read the shoe's first {f.get('damaged')} "
+                          "message(s), before it restarted: if it was dealing then, count the cards "
+                          "dealt and enter any missing card.", out, damaged=f.get("damaged"))
+        elif kind == "reboot" and f.get("tail_unconfirmed"):
+            self._finding("shoe_link", LINK_RULE, "The shoe restarted before it confirmed its last "
+                          "cards: a card dealt just before the restart may be missing; count the "
+                          "cards dealt and enter any missing card.", out, reboot=True)
         elif kind == "reboot":
             self._finding("shoe_link", LINK_RULE, "The shoe restarted during the session; "
                           "check that no card was missed.", out, status="info", reboot=True)
