@@ -181,6 +181,44 @@ def test_firmware_kitty_button_and_reset_are_seen_by_the_host(built):
         board.close()
 
 
+@pytest.mark.timeout(120)
+def test_firmware_clock_is_marked_and_a_power_cycle_shows_as_time_running_back(built):
+    """PROTOCOL.md rule 8 against the real firmware: the host sets the AVR's
+    clock past CLOCK_MARK with SET_TIME; a power cycle (EEPROM kept, RAM and
+    clock lost) starts it at 0 again, the host sees the restart, and marks
+    the new boot's clock too.  (Cards dealt before a SET_TIME lands carry the
+    raw clock, so each card here waits for a marked heartbeat.)"""
+    from tablecam.shoe.link import CLOCK_MARK
+
+    def marked(out: list) -> bool:
+        return any(isinstance(m, ShoeMessage) and m.kind == "HEARTBEAT" and m.time_ms >= CLOCK_MARK for m in out)
+
+    def card_time(out: list) -> int:
+        return next(m.time_ms for m in out if isinstance(m, ShoeMessage) and m.kind == "CARD")
+
+    board = Board(built)
+    try:
+        driver = ShoeDriver(board.pty, heartbeat_timeout=1.5)
+        items = collect(driver, marked, 30, board, ["wait 100"])
+        hello = next(m for m in items if isinstance(m, ShoeMessage) and m.kind == "HELLO")
+        assert hello.time_ms < CLOCK_MARK and marked(items) and driver.link._clock_marked
+        board.send("card SA")
+        items = collect(driver, lambda out: len(cards_of(out)) >= 1, 30)
+        assert CLOCK_MARK <= card_time(items) < CLOCK_MARK + 60_000
+        last = max(m.seq for m in items if isinstance(m, ShoeMessage) and m.kind != "HEARTBEAT")
+        board.send("reset")
+        items = collect(driver, lambda out: marked(out) and any(
+            isinstance(m, Notice) and m.kind == "reboot" for m in out), 30)
+        reboot = [m for m in items if isinstance(m, Notice) and m.kind == "reboot"]
+        assert len(reboot) == 1 and reboot[0].data["last_seq"] == last
+        board.send("card HA")
+        items = collect(driver, lambda out: len(cards_of(out)) >= 1, 30)
+        assert cards_of(items) == ["HA"] and card_time(items) >= CLOCK_MARK
+        driver.close()
+    finally:
+        board.close()
+
+
 class FaultyRelay:
     """Sit between the firmware's pty and a new pty for the driver, damaging
     the shoe -> host direction frame by frame (bit flips, dropped bytes,
