@@ -61,6 +61,7 @@ class TableNode:
         self.state_interval = state_interval
         self._state_at = 0.0
         self.recovered = 0
+        self.log = store.log_id(table_id)   # stations tell this log from a later one by it
         for se in store.events(table_id):
             self.table.apply(to_item(se.event, se.seq - 1))
             self.recovered += 1
@@ -113,14 +114,14 @@ class TableNode:
                                  self.store.last_seq(self.id)))
 
     def _publish_event(self, seq: int, event: dict[str, Any]) -> None:
-        self.bus.publish(Message(self.id, "events", event, seq),
+        self.bus.publish(Message(self.id, "events", event, seq, log=self.log),
                          on_ack=lambda s=seq: self.store.mark_published(self.id, s))
 
     def _publish_state(self, seq: int | None = None) -> None:
         b = self.table.board
         state = b.snapshot() if b is not None else {"phase": "idle"}
         state = {"table": self.id, "seq": seq if seq is not None else self.store.last_seq(self.id), **state}
-        self.bus.publish(Message(self.id, "state", state, state["seq"], retained=True))
+        self.bus.publish(Message(self.id, "state", state, state["seq"], retained=True, log=self.log))
 
     def flush_outbox(self) -> int:
         """Re-send every event the broker has not acknowledged; return how many."""

@@ -28,6 +28,7 @@ import json
 import sqlite3
 import threading
 import time
+import uuid
 from dataclasses import dataclass
 from typing import Any, Iterator
 
@@ -43,6 +44,13 @@ CREATE TABLE IF NOT EXISTS events (
     PRIMARY KEY (table_id, seq)
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS events_unpublished ON events(table_id, published) WHERE published = 0;
+CREATE TABLE IF NOT EXISTS logs (
+    table_id  TEXT    NOT NULL,
+    log       TEXT    NOT NULL,
+    base      INTEGER NOT NULL,
+    since     REAL    NOT NULL,
+    PRIMARY KEY (table_id, log)
+) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS rulings (
     id        INTEGER PRIMARY KEY,
     table_id  TEXT NOT NULL,
@@ -113,6 +121,33 @@ class EventStore:
     def mark_published(self, table: str, seq: int) -> None:
         with self._lock:
             self._db.execute("UPDATE events SET published=1 WHERE table_id=? AND seq=?", (table, seq))
+
+    def log_id(self, table: str) -> str:
+        """This store's own name for the table's event log, minted once.
+
+        Why: a table node whose store is lost (a replaced edge computer, a
+        wiped disk) numbers its events from 1 again; the log id on every bus
+        message lets a station tell that new log from a resend of the old
+        one, instead of dropping it as duplicates."""
+        with self._lock:
+            logs = self.log_segments(table)
+            if logs:
+                return logs[0][0]
+            log = uuid.uuid4().hex[:12]
+            self.add_log_segment(table, log, 0)
+            return log
+
+    def add_log_segment(self, table: str, log: str, base: int) -> None:
+        """A station's record: events of ``log`` are stored at ``base`` + its own numbers."""
+        with self._lock:
+            self._db.execute("INSERT OR IGNORE INTO logs(table_id, log, base, since) VALUES (?,?,?,?)",
+                             (table, log, base, time.time()))
+
+    def log_segments(self, table: str) -> list[tuple[str, int]]:
+        """(log, base) of the table's event logs, oldest first."""
+        with self._lock:
+            return [(r[0], r[1]) for r in self._db.execute(
+                "SELECT log, base FROM logs WHERE table_id=? ORDER BY base, since", (table,))]
 
     def record_ruling(self, table: str, finding_id: str, ruling: dict[str, Any]) -> None:
         """Keep a director's acknowledgement or ruling (who, when, what)."""

@@ -136,6 +136,98 @@ def test_station_requests_resend_of_a_gap(tmp_path):
     assert station.links["t1"].resend_requests >= 1
 
 
+def test_a_table_node_with_a_new_store_is_appended_not_dropped(tmp_path):
+    """A replaced edge computer (or a wiped disk) numbers its events from 1
+    again.  Before log ids the station took them for duplicates of the old
+    node's first events and dropped every one, silently."""
+    bus = make_bus("inproc")
+    sink = Sink()
+    found: list[dict] = []
+    station_store = EventStore(str(tmp_path / "station.sqlite"))
+    station = Station(bus, sink, store=station_store, on_finding=lambda t, f: found.append(f))
+    station.start()
+    evs = list(simulate_session(2, seed=3, rate=0.0))
+    old = TableNode("t1", EventStore(str(tmp_path / "old.sqlite")), bus)
+    old.start()
+    for ev in evs[:10]:
+        old.emit(ev)
+    new = TableNode("t1", EventStore(str(tmp_path / "new.sqlite")), bus)   # the store is gone
+    new.start()
+    assert new.log != old.log
+    for ev in evs[10:16]:
+        new.emit(ev)
+    assert [ev for _, ev in sink.got["t1"]] == evs[:16]
+    assert sink.seqs("t1") == list(range(1, 17))
+    assert [(f["kind"], f["after"], f["lost"], f["status"]) for f in found] == [("table_link", 10, 0, "info")]
+    # a late copy of the old log's event 3 is a duplicate, not event 13
+    bus.publish(Message("t1", "events", evs[2], 3, log=old.log))
+    assert sink.seqs("t1") == list(range(1, 17)) and station.links["t1"].duplicates >= 1
+    assert len(found) == 1
+    # ... but the old log sending an event it never had is a second node on the table: said once
+    bus.publish(Message("t1", "events", evs[16], 11, log=old.log))
+    bus.publish(Message("t1", "events", evs[16], 12, log=old.log))
+    assert sink.seqs("t1") == list(range(1, 17))
+    assert [f["message"].startswith("Two table nodes publish as t1") for f in found] == [False, True]
+    # the station restarts: its store remembers where the new log starts
+    sink2 = Sink()
+    station2 = Station(bus, sink2, store=station_store)
+    station2.start()
+    new.emit(evs[16])
+    assert sink2.seqs("t1") == list(range(1, 18)) and sink2.got["t1"][-1][1] == evs[16]
+
+
+def test_a_gap_the_old_log_never_filled_is_counted(tmp_path):
+    bus = make_bus("inproc")
+    sink = Sink()
+    found: list[dict] = []
+    Station(bus, sink, gap_timeout=60, on_finding=lambda t, f: found.append(f)).start()
+    evs = simulate_board(1, seed=1, irregularity=None)
+    old = TableNode("t1", EventStore(str(tmp_path / "old.sqlite")), bus)
+    real_publish = bus.publish
+
+    def lossy(msg, on_ack=None):
+        if msg.kind == "events" and msg.seq == 4 and msg.log == old.log:
+            return                                     # lost, and the old node dies before a resend
+        real_publish(msg, on_ack)
+
+    bus.publish = lossy
+    for ev in evs[:6]:
+        old.emit(ev)
+    assert sink.seqs("t1") == [1, 2, 3]
+    new = TableNode("t1", EventStore(str(tmp_path / "new.sqlite")), bus)
+    new.emit(evs[6])
+    assert sink.seqs("t1") == [1, 2, 3, 5, 6, 7]       # what arrived after the gap, in order, then the new log
+    assert [ev for _, ev in sink.got["t1"]] == evs[:3] + evs[4:7]
+    assert found[0]["lost"] == 1 and found[0]["status"] == "pending" and "enter them by hand" in found[0]["message"]
+
+
+def test_a_gap_in_a_new_log_is_resent_in_the_new_logs_numbers(tmp_path):
+    bus = make_bus("inproc")
+    sink = Sink()
+    station = Station(bus, sink, gap_timeout=0.2)
+    station.start()
+    evs = simulate_board(1, seed=1, irregularity=None)
+    old = TableNode("t1", EventStore(str(tmp_path / "old.sqlite")), bus)
+    for ev in evs[:5]:
+        old.emit(ev)
+    new = TableNode("t1", EventStore(str(tmp_path / "new.sqlite")), bus)
+    new.start()
+    real_publish = bus.publish
+
+    def lossy(msg, on_ack=None):
+        if msg.kind == "events" and msg.seq == 2 and msg.log == new.log and not getattr(lossy, "lost", False):
+            lossy.lost = True
+            return
+        real_publish(msg, on_ack)
+
+    bus.publish = lossy
+    for ev in evs[5:10]:
+        new.emit(ev)
+    assert sink.wait("t1", 10, timeout=3)
+    assert sink.seqs("t1") == list(range(1, 11)) and [ev for _, ev in sink.got["t1"]] == evs[:10]
+    assert station.links["t1"].resend_requests >= 1
+
+
 # -- config ---------------------------------------------------------------------
 
 def test_config_unknown_key_names_the_key(tmp_path):
@@ -185,7 +277,36 @@ def test_mqtt_table_to_station_exactly_once(mosquitto, tmp_path):
     while node.store.unpublished("t1") and time.time() < deadline:
         time.sleep(0.05)
     assert node.store.unpublished("t1") == []  # every event acknowledged by the broker
+    assert station.links["t1"].log == node.log       # the log id travels in the message
     node.stop()
+    station.stop()
+
+
+@pytest.mark.mqtt
+def test_mqtt_a_replaced_table_node_with_a_new_store_is_appended(mosquitto, tmp_path):
+    """The same, through the broker: the replacement edge computer (same
+    table id, same credentials, an empty store) numbers from 1 again; the
+    station keeps both logs, in order, and says so."""
+    sink = Sink()
+    found: list[dict] = []
+    station = Station(_mqtt(mosquitto, "director", "station-1"), sink, on_finding=lambda t, f: found.append(f))
+    station.start()
+    evs = list(simulate_session(2, seed=5, rate=0.0))
+    old = TableNode("t1", EventStore(str(tmp_path / "old.sqlite")), _mqtt(mosquitto, "t1", "table-t1"))
+    old.start()
+    for ev in evs[:12]:
+        old.emit(ev)
+    assert sink.wait("t1", 12)
+    old.stop()
+    new = TableNode("t1", EventStore(str(tmp_path / "new.sqlite")), _mqtt(mosquitto, "t1", "table-t1-spare"))
+    new.start()
+    for ev in evs[12:20]:
+        new.emit(ev)
+    assert sink.wait("t1", 20)
+    time.sleep(0.3)
+    assert [ev for _, ev in sink.got["t1"]] == evs[:20] and sink.seqs("t1") == list(range(1, 21))
+    assert [(f["kind"], f["after"], f["lost"]) for f in found] == [("table_link", 12, 0)]
+    new.stop()
     station.stop()
 
 

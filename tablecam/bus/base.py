@@ -5,15 +5,18 @@ Topics (``{prefix}`` defaults to ``tablecam``):
 =====================================  =========  ========  =====================================
 topic                                  QoS        retained  payload
 =====================================  =========  ========  =====================================
-``{prefix}/{table}/events``            1          no        ``{"seq": n, "event": {...}}``
+``{prefix}/{table}/events``            1          no        ``{"seq": n, "log": id, "event": {...}}``
 ``{prefix}/{table}/findings``          1          no        ``{"seq": n, "finding": {...}}``
-``{prefix}/{table}/state``             1          yes       ``{"seq": n, "state": {...}}``
+``{prefix}/{table}/state``             1          yes       ``{"seq": n, "log": id, "state": {...}}``
 ``{prefix}/{table}/availability``      1          yes       ``"online"`` / ``"offline"`` (last will)
 ``{prefix}/{table}/control``           1          no        ``{"seq": null, "control": {"resend_after": n}}``
 =====================================  =========  ========  =====================================
 
-Events are idempotent by ``(table, seq)``: a receiver drops a sequence number
-it has already applied, so at-least-once delivery is safe.
+Events are idempotent by ``(table, log, seq)``: a receiver drops a sequence
+number it has already applied, so at-least-once delivery is safe.  ``log``
+names the table node's event log (its store); a node whose store was lost
+starts a new log at seq 1, which a station appends after the old one
+instead of taking it for duplicates.
 
 >>> topic_for("t07", "events")
 'tablecam/t07/events'
@@ -58,6 +61,7 @@ class Message:
     payload: Any
     seq: int | None = None
     retained: bool = False
+    log: str | None = None      # the sender's event log (see EventStore.log_id); seq counts within it
     received_at: float | None = field(default=None, compare=False)
 
 

@@ -113,7 +113,9 @@ class MqttBus(Bus):
             return
         seq = body.get("seq") if isinstance(body, dict) else None
         payload = body.get(kind[:-1] if kind.endswith("s") else kind, body) if isinstance(body, dict) else body
-        msg = Message(table, kind, payload, seq, bool(m.retain), time.time())
+        log_id = body.get("log") if isinstance(body, dict) else None
+        msg = Message(table, kind, payload, seq, bool(m.retain), received_at=time.time(),
+                      log=log_id if isinstance(log_id, str) else None)
         with self._lock:
             subs = list(self._subs)
         for handler, t, kinds in subs:
@@ -130,7 +132,9 @@ class MqttBus(Bus):
             data: Any = str(msg.payload)
         else:
             key = {"events": "event", "findings": "finding", "state": "state", "control": "control"}[msg.kind]
-            data = json.dumps({"seq": msg.seq, key: msg.payload}, ensure_ascii=False, separators=(",", ":"))
+            body = {"seq": msg.seq, key: msg.payload} if msg.log is None else \
+                {"seq": msg.seq, "log": msg.log, key: msg.payload}
+            data = json.dumps(body, ensure_ascii=False, separators=(",", ":"))
         # Never hold our lock across paho's publish: paho calls _on_publish
         # from its network thread while holding its own lock (lock order).
         info = self.client.publish(topic, data, qos=1, retain=msg.retained)

@@ -9,6 +9,14 @@ seconds triggers a resend request on the table's ``control`` topic.
 With a store, the station persists every event it accepts and, after its own
 crash, replays the store to its sink before taking new messages: the director
 loses neither events nor acknowledgements.
+
+A table node whose store was lost (a replaced edge computer, a wiped disk)
+numbers its events from 1 again, under a new log id (``Message.log``).  The
+station appends that log after the old one (``base``: where it starts in the
+station's numbering) and reports it with a ``table_link`` finding - instead
+of dropping the new events as duplicates of the old ones.  Events the old
+log still owed (a gap when it ended) cannot be resent by anyone: the finding
+counts them.
 """
 
 from __future__ import annotations
@@ -34,6 +42,10 @@ class TableLink:
     last_seen: float = 0.0
     duplicates: int = 0
     resend_requests: int = 0
+    log: str | None = None          # the node's current event log
+    base: int = 0                   # its seq 1 is the station's base + 1
+    old_logs: dict[str, int] = field(default_factory=dict)   # ended log -> its last seq (own numbers)
+    conflicts: set[str] = field(default_factory=set)         # ended logs heard sending new events
 
 
 class Station:
@@ -55,6 +67,11 @@ class Station:
         if self.store is not None:
             for table in self.store.tables():
                 link = self.links.setdefault(table, TableLink())
+                logs = self.store.log_segments(table)
+                if logs:
+                    link.log, link.base = logs[-1]
+                    # each ended log's last seq: up to where the next one starts
+                    link.old_logs = {log: logs[i + 1][1] - base for i, (log, base) in enumerate(logs[:-1])}
                 for se in self.store.events(table):
                     self.sink(table, se.seq, se.event)
                     link.next_seq = se.seq + 1
@@ -74,7 +91,8 @@ class Station:
             link = self.links.setdefault(msg.table, TableLink())
             link.last_seen = time.time()
             if msg.kind == "events" and isinstance(msg.seq, int) and isinstance(msg.payload, dict):
-                self._accept(msg.table, link, msg.seq, msg.payload)
+                if self._in_log(msg.table, link, msg.log, msg.seq):
+                    self._accept(msg.table, link, link.base + msg.seq, msg.payload)
             elif msg.kind == "findings" and isinstance(msg.payload, dict):
                 # Engine findings are recomputed here from the events; pass on the sources' own.
                 if msg.payload.get("origin") not in (None, "engine") and self.on_finding:
@@ -87,8 +105,63 @@ class Station:
                 link.state = msg.payload
                 # A table whose state is ahead of what we hold: ask for the rest now.
                 seq = msg.payload.get("seq")
-                if isinstance(seq, int) and seq >= link.next_seq and not link.held and link.gap_since is None:
+                if msg.log is not None and msg.log != link.log:
+                    seq = None                  # another log's numbers: its events will tell
+                if isinstance(seq, int) and link.base + seq >= link.next_seq and not link.held \
+                        and link.gap_since is None:
                     link.gap_since = time.time() - self.gap_timeout / 2
+
+    def _in_log(self, table: str, link: TableLink, log: str | None, seq: int) -> bool:
+        """Is a message of ``log`` one of the current log's?  A new log
+        starts here; an ended one's late copies are not (and an ended log
+        still sending new events is a second node on the table: said once)."""
+        if log is None or log == link.log:
+            return True                 # (a node from before log ids: one log)
+        if log in link.old_logs:
+            link.duplicates += 1
+            if seq > link.old_logs[log] and log not in link.conflicts:
+                link.conflicts.add(log)
+                self._report(table, {
+                    "kind": "table_link", "status": "pending", "old_log": log, "new_log": link.log,
+                    "message": f"Two table nodes publish as {table} (event logs {log} and {link.log}): "
+                               f"events of {log} after its number {link.old_logs[log]} are not taken. "
+                               "Give each edge computer its own table id."})
+            return False
+        if link.log is None:
+            # The first log id this station hears for the table continues what
+            # it holds (a node upgraded mid-session numbers on).
+            link.log = log
+        else:
+            self._new_log(table, link, log)
+        if self.store is not None:
+            self.store.add_log_segment(table, log, link.base)
+        return True
+
+    def _new_log(self, table: str, link: TableLink, log: str) -> None:
+        """The node started a new event log: the old one has ended.  What it
+        still owed (a gap) is gone with its store; what arrived after the gap
+        is delivered in order; the new log's seq 1 follows."""
+        owed = 0
+        while link.held:
+            seq = min(link.held)
+            owed += seq - link.next_seq
+            link.next_seq = seq
+            self._accept(table, link, seq, link.held.pop(seq))
+        old, first = link.log, link.next_seq
+        if old is not None:
+            link.old_logs[old] = link.next_seq - 1 - link.base
+        link.log, link.base, link.gap_since = log, link.next_seq - 1, None
+        message = (f"The table node of {table} started a new event log (its store was replaced or wiped): "
+                   f"its events continue after event {first - 1}.")
+        if owed:
+            message += (f" {owed} event(s) of the old log never arrived and no store holds them any more: "
+                        "enter them by hand.")
+        self._report(table, {"kind": "table_link", "message": message, "status": "pending" if owed else "info",
+                             "after": first - 1, "lost": owed, "old_log": old, "new_log": log})
+
+    def _report(self, table: str, finding: dict[str, Any]) -> None:
+        if self.on_finding:
+            self.on_finding(table, {**finding, "rule": "tablecam bus (tablecam/bus/base.py)", "origin": "station"})
 
     def _accept(self, table: str, link: TableLink, seq: int, event: dict[str, Any]) -> None:
         if seq < link.next_seq or seq in link.held:
@@ -112,4 +185,6 @@ class Station:
                     if link.gap_since is not None and now - link.gap_since >= self.gap_timeout:
                         link.gap_since = now
                         link.resend_requests += 1
-                        self.bus.publish(Message(table, "control", {"resend_after": link.next_seq - 1}))
+                        # (the node counts within its own log)
+                        self.bus.publish(Message(table, "control",
+                                                 {"resend_after": link.next_seq - 1 - link.base}))
