@@ -228,6 +228,20 @@ def test_a_gap_in_a_new_log_is_resent_in_the_new_logs_numbers(tmp_path):
     assert station.links["t1"].resend_requests >= 1
 
 
+def test_a_camera_started_on_a_node_mid_board_is_given_the_board_so_far(tmp_path):
+    """CameraReader hands its pipeline the stored events of the board under
+    way (tests/test_camera_pipeline.py shows what the pipeline does with them)."""
+    from tablecam.bus.sources import CameraReader
+
+    node = TableNode("t1", EventStore(str(tmp_path / "n.sqlite")), make_bus("inproc"))
+    first, second = simulate_board(1, seed=1, irregularity=None), simulate_board(2, seed=2, irregularity=None)
+    for ev in first + second[:70] + [{"type": "play", "seat": "N"}]:     # the last one is malformed
+        node.emit(ev)
+    got = CameraReader._board_so_far(node)
+    assert got[0].type == "board" and got[0].get("board") == 2
+    assert [e.type for e in got] == [e["type"] for e in second[:70]]
+
+
 # -- config ---------------------------------------------------------------------
 
 def test_config_unknown_key_names_the_key(tmp_path):

@@ -98,6 +98,37 @@ def test_exposed_card_is_reported_for_its_seat(two_tricks_out):
     assert want and [_key(e) for e in out if e["type"] == "expose"] == want
 
 
+def test_a_camera_restarted_mid_trick_takes_up_the_log_and_repeats_no_play(two_tricks, two_tricks_out):
+    """The table node (and its camera) restart in the middle of the second
+    trick, with two of its cards on the table.  Given the log so far, the new
+    pipeline knows them: it goes on from there, and its events and the log
+    before the restart together are the whole run's - no card played twice.
+    Without the log it reports the cards lying there as new plays."""
+    from tablecam.events import parse_event
+
+    video, _, _ = two_tricks
+    _, full, _, _ = two_tricks_out
+    plays = [i for i, e in enumerate(full) if e["type"] == "play"]
+    cut = plays[5]                                   # the second trick's second card is the last before
+    before = full[:cut + 1]
+    restart_ts = (full[cut]["ts"] + full[cut + 1]["ts"]) / 2    # between that play and the next event
+
+    def resumed(recover: bool) -> list[dict]:
+        pipe = CameraPipeline(CameraConfig.load(), game="bridge", classify=_classifier())
+        if recover:
+            pipe.recover(parse_event(e, i) for i, e in enumerate(before))
+        frames = (f for f in FrameSource(video, log=None) if f.ts > restart_ts)
+        return [item.to_dict() for item in pipe.run(frames)]
+
+    after = resumed(True)
+    assert [_key(e) for e in before + after] == [_key(e) for e in full]
+    assert [e["trick"] for e in after if e["type"] == "trick_turned"] == \
+        [e["trick"] for e in full[cut + 1:] if e["type"] == "trick_turned"]
+    blind = resumed(False)
+    repeated = [_key(e) for e in blind if e["type"] == "play" and _key(e) in {_key(b) for b in before}]
+    assert len(repeated) == 2                         # the two cards lying there: what the log prevents
+
+
 def test_fusion_flags_a_card_the_seat_cannot_hold(two_tricks):
     video, truth_path, _ = two_tricks
     from tablecam.events import read_events

@@ -247,9 +247,25 @@ class CameraReader:
         self.hands = HandBook()
         self.pipe = CameraPipeline(CameraConfig.load(config), game, classify=default_classifier(),
                                    hands=self.hands)
+        self.pipe.recover(self._board_so_far(node))   # a restart mid-trick repeats no play
         node.listeners.append(self._on_node_event)
         self.thread = threading.Thread(target=self._run, name="camera", daemon=True)
         self.thread.start()
+
+    @staticmethod
+    def _board_so_far(node: TableNode) -> list[Any]:
+        """The stored events of the board under way (from its ``board`` event)."""
+        from ..events import parse_event
+
+        stored = [se.event for se in node.store.events(node.id)]
+        start = max((i for i, e in enumerate(stored) if e.get("type") == "board"), default=0)
+        out = []
+        for i, e in enumerate(stored[start:], start):
+            try:
+                out.append(parse_event(e, i))
+            except ValueError:
+                pass                    # a bad stored event is the engine's finding, not the camera's
+        return out
 
     def _on_node_event(self, event: dict[str, Any]) -> None:
         if event.get("type") in ("board", "deal") and event.get("source") != "camera":

@@ -38,7 +38,7 @@ from typing import Any, Callable, Iterable, Iterator
 
 import numpy as np
 
-from ..cards import Seat, parse_card
+from ..cards import Seat, parse_card, parse_seat
 from ..events import Event
 from ..findings import Finding
 from .calibrate import Calibration
@@ -323,6 +323,43 @@ class CameraPipeline:
                 self.game = g
         if self.hands is not None:
             self.hands.feed(event)
+
+    def recover(self, events: Iterable[Any]) -> None:
+        """Take up a board already under way: the table's log so far.
+
+        Why: a camera that starts (or a table node that restarts) in the
+        middle of a trick sees the trick's cards lying on the table.  Without
+        the log it would report them as new plays, and the engine would see
+        each card played twice.  With it, the current trick's plays and the
+        exposed cards are known: a card seen where the log put it is the same
+        card, no new event (as after a hand passed over it), and the
+        tricks turned keep their count.  ``board`` starts afresh; ``deal``
+        goes to the fusion like :meth:`feed`."""
+        for ev in events:
+            t = getattr(ev, "type", None)
+            if t in ("board", "deal"):
+                self.feed(ev)
+            elif t == "play":
+                try:
+                    card, seat = parse_card(ev.get("card")), parse_seat(ev.get("seat"))
+                except (ValueError, TypeError):
+                    continue
+                if len(self.trick) >= self.cfg.cards_per_trick:
+                    self.trick.clear()                 # the next trick began
+                self.trick.append({"seat": seat, "card": card, "id": None, "gone": False,
+                                   "conf": float(ev.get("conf") or 1.0)})
+                self.exposed.discard(str(card))
+                if self.hands is not None:
+                    self.hands.mark_played(ev.get("seat"), card)
+            elif t == "trick_turned":
+                self.trick.clear()
+                self.tricks_turned += 1
+            elif t == "expose":
+                self.exposed.add(str(ev.get("card")))
+            elif t == "retract":
+                self.trick = [p for p in self.trick if str(p["card"]) != str(ev.get("card"))]
+                if self.hands is not None:
+                    self.hands.feed(ev)
 
     def _on_rest(self, rest: Rest, frame: Frame) -> list[Event | Finding]:
         q_mm = rest.quad_view / self.cfg.px_per_mm
