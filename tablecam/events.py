@@ -150,7 +150,10 @@ register_event_type(
               "date": "str", "scoring": "str", "room": "str", "players": "any", "pack": "str"},
     doc="a new deal starts (ends the previous one)",
 )
-register_event_type("deal", {"to": "to", "card": "card"}, {"face_up": "bool"}, doc="one card dealt")
+# shoe_seq / shoe_boot: where the card stands in the shoe's own numbering (a
+# restarted table node takes up the shoe's link from the last one stored).
+register_event_type("deal", {"to": "to", "card": "card"}, {"face_up": "bool", "shoe_seq": "any", "shoe_boot": "any"},
+                    doc="one card dealt")
 register_event_type("call", {"seat": "seat", "call": "str"}, {"note": "str", "alert": "any"},
                     doc="a call in the auction (``note``: an alert or explanation from the archive)")
 register_event_type("play", {"seat": "seat", "card": "card"}, doc="a card played to the trick")

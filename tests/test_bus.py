@@ -242,6 +242,52 @@ def test_a_camera_started_on_a_node_mid_board_is_given_the_board_so_far(tmp_path
     assert [e.type for e in got] == [e["type"] for e in second[:70]]
 
 
+def test_a_table_node_restarted_mid_deal_takes_up_the_shoe_where_it_stopped(tmp_path):
+    """A real driver and tracker on a virtual shoe's pty: the node goes down
+    after 20 cards of board 3, restarts from its store and the dealer goes
+    on.  The board is still board 3, the other 32 cards go to the right
+    players, and the cards the shoe still held unacknowledged are not dealt
+    twice.  Before, the restarted tracker began board 1 again (dealer N's
+    order from its first slot) and the link asked the shoe to replay
+    everything it kept."""
+    from tablecam.bus.sources import LiveShoe, ShoeReader
+    from tablecam.shoe.dealing import dealing_plan
+    from tablecam.shoe.sim import shuffled_deal
+
+    stop_shoe = threading.Event()
+    shoe = LiveShoe(stop_shoe)
+    path = str(tmp_path / "n.sqlite")
+    deal = [c.card for c in shuffled_deal("bridge", seed=5)]
+    try:
+        node = TableNode("t1", EventStore(path), make_bus("inproc"))
+        stop1 = threading.Event()
+        first = ShoeReader(shoe.path, node, "bridge", stop1, lambda *a: None, own_boards=True, dealer="E", board=3)
+        shoe.load()
+        for c in deal[:20]:
+            shoe.deal(c)
+        assert first.wait_dealt(20, 15)
+        stop1.set()                                   # the node goes down, its driver with it
+        first.thread.join(5)
+        node = TableNode("t1", EventStore(path), make_bus("inproc"))   # restarted from its store
+        stop2 = threading.Event()
+        second = ShoeReader(shoe.path, node, "bridge", stop2, lambda *a: None, own_boards=True,
+                            dealer="N", board=1)       # (what the config says; the store knows better)
+        for c in deal[20:]:
+            shoe.deal(c)
+        assert second.wait_dealt(32, 15)
+        time.sleep(0.6)                                # a heartbeat or two: nothing more may come
+        stop2.set()
+        second.thread.join(5)
+    finally:
+        stop_shoe.set()
+    evs = [se.event for se in EventStore(path).events("t1")]
+    assert [(e["board"], e["dealer"]) for e in evs if e["type"] == "board"] == [(3, "E")]
+    deals = [e for e in evs if e["type"] == "deal"]
+    assert [e["card"] for e in deals] == deal
+    assert [e["to"] for e in deals] == list(dealing_plan("bridge", "E").slots)
+    assert [e["shoe_seq"] for e in deals] == sorted({e["shoe_seq"] for e in deals})
+
+
 # -- config ---------------------------------------------------------------------
 
 def test_config_unknown_key_names_the_key(tmp_path):

@@ -117,6 +117,25 @@ def test_misread_does_not_shift_the_dealing_order():
     assert str(deals[6].data["to"]) == "N"      # the card after the misread goes where it belongs
 
 
+@pytest.mark.parametrize("game,dealer,cut", [("bridge", "N", 23), ("vira", "N", 30), ("whist", "S", 40),
+                                              ("pidro", "E", 20)])
+def test_a_tracker_resumed_from_the_log_deals_on_as_if_never_stopped(game, dealer, cut):
+    """A restarted table node's tracker takes up the board from the stored
+    log: the rest of the deal goes where it would have gone, with the same
+    board number and no finding; a misread between two stored deals is
+    counted again from where the next deal went."""
+    deal = shuffled_deal(game, seed=7)
+    msgs = [card(c.card, kitty=c.kitty) for c in deal]
+    msgs[5] = unreadable(kitty=deal[5].kitty)
+    whole, whole_findings = run(DealTracker(game, dealer, board=4), msgs)
+    before, _ = run(DealTracker(game, dealer, board=4), msgs[:cut])
+    resumed = DealTracker(game, "W" if dealer != "W" else "N", board=1)   # the config's, not the board's
+    resumed.resume([e.to_dict() for e in before])
+    after, after_findings = run(resumed, msgs[cut:])
+    assert [e.to_dict() for e in before + after] == [e.to_dict() for e in whole]
+    assert [f.kind for f in after_findings] == [f.kind for f in whole_findings if f.kind != "shoe_misread"]
+
+
 def test_double_feed_advances_two_slots():
     msgs = [card(c) for c in DECK52[:10]] + [unreadable(count=2, reason=P.Unreadable.DOUBLE_FEED)] + \
         [card(c) for c in DECK52[12:]]

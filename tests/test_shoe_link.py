@@ -312,6 +312,31 @@ def test_cards_of_a_boot_the_host_never_heard_are_reported():
     assert DealTracker("bridge", "N").feed(unheard[0])[0].kind == "shoe_link"
 
 
+def test_a_resumed_link_takes_replayed_frames_for_duplicates():
+    """A restarted host resumes from its log (the last card it stored was
+    frame 3 of boot 7): the shoe's replay of its unacknowledged frames, the
+    HELLO of that boot among them, deals nothing twice; frame 4 is new."""
+    link = ShoeLink(set_clock=False)
+    link.resume(3, boot=7)
+    out = _heard(link, Frame(MsgType.HELLO, 0, 0, P.hello_payload(0x5A0E5111, 7)), 0.0)
+    for seq in (1, 2, 3):
+        out += _heard(link, Frame(MsgType.CARD, seq, 50 * seq, P.card_payload(DECK[seq - 1])), 0.1)
+    out += _heard(link, Frame(MsgType.CARD, 4, 200, P.card_payload("SJ")), 0.2)
+    assert [P.parse_payload(f)["card"] for f in out if isinstance(f, Frame)] == ["SJ"]
+    assert not [n for n in out if isinstance(n, Notice)] and link.stats.duplicates == 4
+
+
+def test_a_resumed_link_meeting_another_boot_reports_the_restart():
+    link = ShoeLink(set_clock=False)
+    link.resume(3, boot=7)
+    out = _heard(link, Frame(MsgType.HELLO, 0, 0, P.hello_payload(0x5A0E5111, 8)), 0.0)
+    out += _heard(link, Frame(MsgType.CARD, 1, 40, P.card_payload("SJ")), 0.1)
+    notices = [n for n in out if isinstance(n, Notice)]
+    assert [n.kind for n in notices] == ["reboot", "session"]
+    assert notices[0].data == {"last_seq": 3, "tail_unconfirmed": True} and "boot 7 -> 8" in notices[0].message
+    assert [f.name for f in out if isinstance(f, Frame)] == ["HELLO", "CARD"]
+
+
 def test_a_frame_sent_after_a_heartbeat_but_stamped_before_it_is_a_restart():
     """Rule 4(d): a heartbeat names the last frame the shoe had stamped, so
     a later frame of the same boot is stamped no earlier.  Found by a random

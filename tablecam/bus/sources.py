@@ -104,10 +104,34 @@ class ShoeReader:
         # ``board`` events (a new board each time the shoe is loaded) go to the node.
         self.own_boards = own_boards
         self.tracker: Any = DealTracker(game, dealer, board) if own_boards else None
+        self._resume(node)
         self.dealt = 0
         self.cond = threading.Condition()
         self.thread = threading.Thread(target=self._run, name="shoe-driver", daemon=True)
         self.thread.start()
+
+    def _resume(self, node: TableNode) -> None:
+        """A restarted table node takes up the shoe where its log stops: the
+        link from the last stored card's shoe number (what the shoe replays
+        up to it is not dealt twice), and with ``own_boards`` the board under
+        way (its number, dealer and where the dealing order stands)."""
+        stored = [se.event for se in node.store.events(node.id)]
+        last = next((e for e in reversed(stored) if e.get("type") == "deal" and e.get("source") == "shoe"
+                     and isinstance(e.get("shoe_seq"), int)), None)
+        if last is not None:
+            boot = last.get("shoe_boot")
+            self.driver.link.resume(last["shoe_seq"] % 65536, boot if isinstance(boot, int) else None)
+        if self.tracker is not None:
+            start = max((i for i, e in enumerate(stored) if e.get("type") == "board"), default=None)
+            if start is not None:
+                self.tracker.resume(stored[start:])
+
+    def _deal_dict(self, item: Any) -> dict[str, Any]:
+        d = item.to_dict()
+        boot = (self.driver.link.hello or {}).get("boot")
+        if "shoe_seq" in d and isinstance(boot, int):
+            d["shoe_boot"] = boot
+        return d
 
     def new_board(self, board: int, dealer: str) -> None:
         with self.cond:
@@ -134,7 +158,7 @@ class ShoeReader:
                 if isinstance(item, Event) and item.type == "board" and self.own_boards:
                     self.node.emit(item.to_dict())
                 elif isinstance(item, Event) and item.type == "deal":
-                    self.node.emit(item.to_dict())
+                    self.node.emit(self._deal_dict(item))
                     with self.cond:
                         self.dealt += 1
                         self.cond.notify_all()

@@ -128,6 +128,7 @@ class ShoeLink:
         self._clock_sent_at: float | None = None
         self._clock_fresh = False            # every frame of this session is stamped since its boot
         self._heartbeat: tuple[int, int] | None = None   # the latest heartbeat's (seq, time)
+        self._resumed = False                # expected comes from an earlier run's log (resume)
 
     @property
     def in_sync(self) -> bool:
@@ -165,6 +166,17 @@ class ShoeLink:
             self._acked = last
             self._unacked = 0
             self._last_ack_at = now
+
+    def resume(self, last_seq: int, boot: int | None = None) -> None:
+        """Continue where an earlier run of the host left off: it delivered
+        the shoe's frames up to ``last_seq`` of boot ``boot`` (the table's
+        stored log says so).  The shoe replays what it kept unacknowledged;
+        frames up to ``last_seq`` are then duplicates, not new cards.  A
+        HELLO of another boot is a restart while the host was away."""
+        self._reset_session()
+        self.expected = (last_seq + 1) % SEQ_MOD
+        self.hello = {"boot": boot} if boot is not None else None
+        self._resumed = True
 
     def reconnected(self, now: float) -> None:
         """The transport reopened the port: ask for whatever was missed."""
@@ -236,7 +248,10 @@ class ShoeLink:
             self.stats.duplicates += 1
             return
         fresh = self.expected is None   # unasked for: the shoe has just booted
-        if self._seen:  # this session already delivered frames: a new HELLO is a restart
+        if self._resumed and self.hello is not None and info["boot"] == self.hello.get("boot"):
+            self.stats.duplicates += 1  # the resumed boot's own HELLO, replayed: long delivered
+            return
+        if self._seen or self._resumed:  # frames of this session delivered: a new HELLO is a restart
             old = self.hello.get("boot") if self.hello else "?"
             self._reboot(now, out, f"the shoe restarted (boot {old} -> {info['boot']})")
             fresh = True
@@ -437,7 +452,8 @@ class ShoeLink:
                     self._lose(self.expected, n, out, "the shoe restarted before resending them")
             for s in sorted(self._pending, key=lambda s: seq_ahead(s, self.expected)):
                 self._deliver(self._pending.pop(s), out)
-        last = None if self.expected is None or not self._seen else (self.expected - 1) % SEQ_MOD
+        last = None if self.expected is None or not (self._seen or self._resumed) \
+            else (self.expected - 1) % SEQ_MOD
         # Frames the old boot stamped after the last heartbeat heard died with
         # its RAM ring, and nothing tells how many; a heartbeat naming the last
         # frame delivered says there were none when it was sent.

@@ -64,6 +64,7 @@ class DealTracker:
         self.min_confidence = min_confidence
         self.grace = left_in_shoe_grace
         self.events_out = 0
+        self._seq: int | None = None
         self.started = False
         self.finished = False
         self.plan: DealPlan = dealing_plan(game, self.dealer, self.players, sit_out)
@@ -143,11 +144,56 @@ class DealTracker:
             held = {s: self.plan.expected.get(s, 0) - n for s, n in self._discards.items()}
             self.set_refill({s: max(0, self.plan.refill_to - h) for s, h in held.items()})
 
+    def resume(self, events: Iterable[dict[str, Any]]) -> None:
+        """Take up the board under way from the table's stored log (a
+        restarted table node): its number, dealer and pack, and where the
+        dealing order stands.
+
+        Why: a new tracker would start board 1 again with the first card,
+        give the rest of the deal to the wrong players, and count short.
+        The log holds the ``deal`` events, not the cards the reader missed
+        (those were findings): each deal takes the first slot for its player
+        from where the last one left off, so a miss between two deals is
+        counted again; one after the last deal is not known."""
+        board: dict[str, Any] | None = None
+        deals: list[dict[str, Any]] = []
+        count = 0
+        for ev in events:
+            count += 1
+            if ev.get("type") == "board":
+                board, deals, count = ev, [], 1
+            elif ev.get("type") == "deal":
+                deals.append(ev)
+        if board is None:
+            return
+        b = board.get("board")
+        self.board = int(b) if isinstance(b, int) or (isinstance(b, str) and b.isdigit()) else b
+        self.dealer = str(board.get("dealer") or self.dealer).upper()
+        self.sit_out = board.get("sit_out") or self.sit_out
+        self.plan = dealing_plan(self.game, self.dealer, self.players, self.sit_out)
+        self._reset_counts()
+        if board.get("pack") and str(board["pack"]).isdigit():
+            self.pack = int(board["pack"])
+        self.started, self.finished, self.events_out = True, False, count
+        for ev in deals:
+            to, card = str(ev.get("to")), ev.get("card")
+            nxt = next((j for j in range(self.slot, len(self.plan.slots)) if self.plan.slots[j] == to), None)
+            if nxt is not None:
+                self.slot = nxt + 1
+            elif to == "kitty":
+                self.kitty += 1
+            self.counts[to] += 1
+            if card:
+                self.seen[str(card)] += 1
+        if self.complete:
+            self.complete_at = deals[-1].get("ts") if deals else None
+
     # --- messages ------------------------------------------------------------------
 
     def feed(self, msg: Any) -> list[Event | Finding]:
         """One :class:`~tablecam.shoe.driver.ShoeMessage` or link notice in, events/findings out."""
         out: list[Event | Finding] = []
+        self._seq = getattr(msg, "seq", None) if getattr(msg, "kind", "") == "CARD" else None
         kind = getattr(msg, "kind", "")
         f = getattr(msg, "fields", None) or getattr(msg, "data", {}) or {}
         ts = getattr(msg, "ts", None)
@@ -208,6 +254,8 @@ class DealTracker:
         kw: dict[str, Any] = {}
         if f.get("flags", 0) & P.FLAG_FACE_UP:
             kw["face_up"] = True
+        if isinstance(self._seq, int):
+            kw["shoe_seq"] = self._seq     # where a restarted host takes up the shoe's numbering
         self._emit(make_event("deal", to=to, card=card, ts=ts, source="shoe", **kw), out)
         self.seen[card] += 1
         limit = self.plan.jokers if card == "JK" else 1
