@@ -49,6 +49,7 @@ CREATE TABLE IF NOT EXISTS logs (
     log       TEXT    NOT NULL,
     base      INTEGER NOT NULL,
     since     REAL    NOT NULL,
+    lost      INTEGER NOT NULL DEFAULT 0,
     PRIMARY KEY (table_id, log)
 ) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS rulings (
@@ -137,17 +138,18 @@ class EventStore:
             self.add_log_segment(table, log, 0)
             return log
 
-    def add_log_segment(self, table: str, log: str, base: int) -> None:
-        """A station's record: events of ``log`` are stored at ``base`` + its own numbers."""
+    def add_log_segment(self, table: str, log: str, base: int, lost: int = 0) -> None:
+        """A station's record: events of ``log`` are stored at ``base`` + its
+        own numbers; ``lost``: events the log before it never delivered."""
         with self._lock:
-            self._db.execute("INSERT OR IGNORE INTO logs(table_id, log, base, since) VALUES (?,?,?,?)",
-                             (table, log, base, time.time()))
+            self._db.execute("INSERT OR IGNORE INTO logs(table_id, log, base, since, lost) VALUES (?,?,?,?,?)",
+                             (table, log, base, time.time(), lost))
 
-    def log_segments(self, table: str) -> list[tuple[str, int]]:
-        """(log, base) of the table's event logs, oldest first."""
+    def log_segments(self, table: str) -> list[tuple[str, int, int]]:
+        """(log, base, lost) of the table's event logs, oldest first."""
         with self._lock:
-            return [(r[0], r[1]) for r in self._db.execute(
-                "SELECT log, base FROM logs WHERE table_id=? ORDER BY base, since", (table,))]
+            return [(r[0], r[1], r[2]) for r in self._db.execute(
+                "SELECT log, base, lost FROM logs WHERE table_id=? ORDER BY base, since", (table,))]
 
     def record_ruling(self, table: str, finding_id: str, ruling: dict[str, Any]) -> None:
         """Keep a director's acknowledgement or ruling (who, when, what)."""

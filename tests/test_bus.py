@@ -170,10 +170,12 @@ def test_a_table_node_with_a_new_store_is_appended_not_dropped(tmp_path):
     assert [f["message"].startswith("Two table nodes publish as t1") for f in found] == [False, True]
     # the station restarts: its store remembers where the new log starts
     sink2 = Sink()
-    station2 = Station(bus, sink2, store=station_store)
+    again: list[dict] = []
+    station2 = Station(bus, sink2, store=station_store, on_finding=lambda t, f: again.append(f))
     station2.start()
     new.emit(evs[16])
     assert sink2.seqs("t1") == list(range(1, 18)) and sink2.got["t1"][-1][1] == evs[16]
+    assert again == [found[0]]              # the director's alert is raised again, under the same id
 
 
 def test_a_gap_the_old_log_never_filled_is_counted(tmp_path):

@@ -69,13 +69,15 @@ class Station:
                 link = self.links.setdefault(table, TableLink())
                 logs = self.store.log_segments(table)
                 if logs:
-                    link.log, link.base = logs[-1]
+                    link.log, link.base, _ = logs[-1]
                     # each ended log's last seq: up to where the next one starts
-                    link.old_logs = {log: logs[i + 1][1] - base for i, (log, base) in enumerate(logs[:-1])}
+                    link.old_logs = {log: logs[i + 1][1] - base for i, (log, base, _) in enumerate(logs[:-1])}
                 for se in self.store.events(table):
                     self.sink(table, se.seq, se.event)
                     link.next_seq = se.seq + 1
                     self.delivered += 1
+                for (old, _, _), (log, base, lost) in zip(logs, logs[1:]):
+                    self._log_started(table, old, log, base, lost)    # the director's alert, again
         self.bus.subscribe(self._on_message)
         self.bus.start()
         self._watch = threading.Thread(target=self._watch_gaps, name="station-gaps", daemon=True)
@@ -127,20 +129,22 @@ class Station:
                                f"events of {log} after its number {link.old_logs[log]} are not taken. "
                                "Give each edge computer its own table id."})
             return False
+        lost = 0
         if link.log is None:
             # The first log id this station hears for the table continues what
             # it holds (a node upgraded mid-session numbers on).
             link.log = log
         else:
-            self._new_log(table, link, log)
+            lost = self._new_log(table, link, log)
         if self.store is not None:
-            self.store.add_log_segment(table, log, link.base)
+            self.store.add_log_segment(table, log, link.base, lost)
         return True
 
-    def _new_log(self, table: str, link: TableLink, log: str) -> None:
+    def _new_log(self, table: str, link: TableLink, log: str) -> int:
         """The node started a new event log: the old one has ended.  What it
         still owed (a gap) is gone with its store; what arrived after the gap
-        is delivered in order; the new log's seq 1 follows."""
+        is delivered in order; the new log's seq 1 follows.  Returns how many
+        events the old log owed."""
         owed = 0
         while link.held:
             seq = min(link.held)
@@ -151,13 +155,18 @@ class Station:
         if old is not None:
             link.old_logs[old] = link.next_seq - 1 - link.base
         link.log, link.base, link.gap_since = log, link.next_seq - 1, None
+        self._log_started(table, old, log, first - 1, owed)
+        return owed
+
+    def _log_started(self, table: str, old: str | None, log: str, after: int, lost: int) -> None:
         message = (f"The table node of {table} started a new event log (its store was replaced or wiped): "
-                   f"its events continue after event {first - 1}.")
-        if owed:
-            message += (f" {owed} event(s) of the old log never arrived and no store holds them any more: "
+                   f"its events continue after event {after}.")
+        if lost:
+            message += (f" {lost} event(s) of the old log never arrived and no store holds them any more: "
                         "enter them by hand.")
-        self._report(table, {"kind": "table_link", "message": message, "status": "pending" if owed else "info",
-                             "after": first - 1, "lost": owed, "old_log": old, "new_log": log})
+        self._report(table, {"kind": "table_link", "id": f"table_link-{log}", "message": message,
+                             "status": "pending" if lost else "info", "after": after, "lost": lost,
+                             "old_log": old, "new_log": log})
 
     def _report(self, table: str, finding: dict[str, Any]) -> None:
         if self.on_finding:
