@@ -127,6 +127,32 @@ def test_detect_cli_json_and_bad_image(tmp_path):
     assert "missing.png" in r.stderr and "not_an_image.jpg" in r.stderr
 
 
+def test_odd_but_valid_pictures_are_read_or_hold_no_card(detector, tmp_path):
+    """A 1x1 or a 3 px high picture holds no card: an empty answer, not an
+    OpenCV assertion as the error; a palette PNG, a 16-bit PNG, one with an
+    alpha channel and a CMYK JPEG of a real photo read its card."""
+    import cv2
+    import numpy as np
+    from PIL import Image
+
+    def load_image(path: str) -> np.ndarray:
+        return cv2.imread(path, cv2.IMREAD_COLOR)        # as `tablecam detect` reads a file
+
+    photo = cv2.resize(cv2.imread(str(_photo(SINGLE[0]))), (1008, 756))
+    rgb = Image.fromarray(cv2.cvtColor(photo, cv2.COLOR_BGR2RGB))
+    cv2.imwrite(str(tmp_path / "tiny.png"), np.zeros((1, 1, 3), np.uint8))
+    cv2.imwrite(str(tmp_path / "thin.png"), np.zeros((3, 4000, 3), np.uint8))
+    cv2.imwrite(str(tmp_path / "u16.png"), photo.astype(np.uint16) * 257)
+    cv2.imwrite(str(tmp_path / "alpha.png"), cv2.cvtColor(photo, cv2.COLOR_BGR2BGRA))
+    rgb.convert("P").save(tmp_path / "palette.png")
+    rgb.convert("CMYK").save(tmp_path / "cmyk.jpg")
+    for name in ("tiny.png", "thin.png"):
+        assert detector.detect(load_image(str(tmp_path / name))) == []
+    for name in ("u16.png", "alpha.png", "palette.png", "cmyk.jpg"):
+        cards = detector.detect(load_image(str(tmp_path / name)))
+        assert [d.card[1] for d in cards] == ["A"], name
+
+
 def test_detect_cli_exit_0_when_all_images_read():
     p = _photo(SINGLE[1])
     r = subprocess.run([sys.executable, "-m", "tablecam", "detect", str(p), "--json"], capture_output=True,

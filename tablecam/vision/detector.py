@@ -57,6 +57,10 @@ def _top_probs(p: np.ndarray, classes: list[str], k: int = 5) -> dict[str, float
     return {classes[i]: float(p[i]) for i in idx if classes[i] != "none"}
 
 
+MIN_IMAGE_SIDE = 24
+"""Pixels: a picture narrower than this holds no card whose index can be read."""
+
+
 class CardDetector:
     """Localise-rectify-classify card detector (ONNX Runtime).
 
@@ -244,6 +248,8 @@ class CardDetector:
             image_bgr = cv2.cvtColor(image_bgr, cv2.COLOR_GRAY2BGR)
         elif image_bgr.shape[2] == 4:
             image_bgr = image_bgr[:, :, :3]
+        if min(image_bgr.shape[:2]) < MIN_IMAGE_SIDE:
+            return []   # no readable card fits (and OpenCV's filters refuse such a picture)
         use_classical = self.localiser is None or self.whole_image_classical
         quads = find_cards(image_bgr, max_side=self.max_side, nms_iou=self.candidate_iou) if use_classical else []
         if self.localiser is not None:
