@@ -22,7 +22,9 @@ objects, never raw strings.
 
 from __future__ import annotations
 
+import io
 import json
+import math
 from dataclasses import dataclass, field
 from typing import IO, Any, Callable, Iterable, Iterator
 
@@ -300,9 +302,9 @@ def read_events(lines: Iterable[str], start: int = 0) -> Iterator[Event | Findin
         if not text:
             continue
         try:
-            obj = json.loads(text)
-        except (json.JSONDecodeError, RecursionError) as e:
-            msg = getattr(e, "msg", "too deeply nested")
+            obj = loads_strict(text)
+        except (ValueError, RecursionError) as e:
+            msg = getattr(e, "msg", None) or (str(e) if isinstance(e, ValueError) else "too deeply nested")
             yield bad_event(f"Line {i} is not valid JSON ({msg}); skipped.", i, line=text)
             continue
         try:
@@ -311,10 +313,51 @@ def read_events(lines: Iterable[str], start: int = 0) -> Iterator[Event | Findin
             yield bad_event(f"Line {i} was not understood: {e}; skipped.", i, line=text)
 
 
+def _not_a_number(name: str) -> Any:
+    raise ValueError(f"{name} is not a JSON number")
+
+
+def _finite(text: str) -> float:
+    v = float(text)
+    if math.isinf(v):
+        raise ValueError(f"{text} is too large a number")
+    return v
+
+
+def loads_strict(text: str) -> Any:
+    """``json.loads`` for JSON as RFC 8259 has it: no ``NaN``, ``Infinity``
+    or number that overflows to it.  Python's reader takes them, and a log
+    line carrying one would come out of ``--json`` as invalid JSON.
+
+    >>> loads_strict('{"board": 3}')
+    {'board': 3}
+    >>> loads_strict('{"board": NaN}')
+    Traceback (most recent call last):
+    ...
+    ValueError: NaN is not a JSON number
+    """
+    return json.loads(text, parse_constant=_not_a_number, parse_float=_finite)
+
+
 def read_event_file(path: str) -> Iterator[Event | Finding]:
-    """Read a ``.jsonl`` file; undecodable bytes become replacement characters."""
-    with open(path, encoding="utf-8", errors="replace") as fp:
-        yield from read_events(fp)
+    """Read a ``.jsonl`` file; undecodable bytes become replacement characters.
+
+    The file is opened at once, so a missing file or a directory raises
+    ``OSError`` to the caller (not halfway through a replay).  A byte-order
+    mark is honoured: UTF-8 with one (Windows editors write it) and UTF-16
+    read as text, not as a first line of garbage that would lose the
+    ``board`` event."""
+    fp = open(path, "rb")
+    head = fp.read(2)
+    fp.seek(0)
+    encoding = "utf-16" if head in (b"\xff\xfe", b"\xfe\xff") else "utf-8-sig"
+    text = io.TextIOWrapper(fp, encoding=encoding, errors="replace")
+
+    def lines() -> Iterator[Event | Finding]:
+        with text:
+            yield from read_events(text)
+
+    return lines()
 
 
 def event_to_json(event: Event) -> str:

@@ -50,6 +50,8 @@ BAD_LINES = [
     '{"type": "claim", "seat": "N", "tricks": "many"}',
     '{"type": "board", "game": "poker"}',
     '{"type": "play", "seat": "N"}',
+    '{"type": "board", "game": "bridge", "board": NaN}',          # not JSON: --json output would not be either
+    '{"type": "claim", "seat": "N", "tricks": 1, "ts": 1e999}',   # overflows to infinity
 ]
 
 
@@ -75,6 +77,27 @@ def test_unknown_fields_ignored_and_ts_source_kept():
 def test_event_before_board_is_bad_event():
     findings = Table().feed([make_event("play", 0, seat="N", card="SA")])
     assert [f.kind for f in findings] == ["bad_event"]
+
+
+@pytest.mark.parametrize("encoding", ["utf-8-sig", "utf-16", "utf-8"])
+def test_a_log_file_with_a_byte_order_mark_keeps_its_first_line(tmp_path, encoding):
+    """Windows editors save UTF-8 with a byte-order mark; before, it made the
+    first line (the board) invalid JSON and every event after it homeless."""
+    from tablecam.events import read_event_file
+
+    p = tmp_path / "log.jsonl"
+    p.write_text('{"type": "board", "game": "bridge", "board": 1, "dealer": "N"}\r\n{"type": "end"}\r\n',
+                 encoding=encoding)
+    assert [getattr(x, "type", x.kind) for x in read_event_file(str(p))] == ["board", "end"]
+
+
+def test_a_log_that_cannot_be_opened_is_an_error_at_once_not_midway(tmp_path):
+    from tablecam.events import read_event_file
+
+    with pytest.raises(OSError):
+        read_event_file(str(tmp_path))                     # a directory
+    with pytest.raises(OSError):
+        read_event_file(str(tmp_path / "missing.jsonl"))
 
 
 def test_findings_serialise_as_json():
