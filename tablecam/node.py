@@ -67,6 +67,14 @@ class TableNode:
             self.recovered += 1
         bus.set_will(table_id)
 
+    def board_so_far(self) -> list[dict[str, Any]]:
+        """The stored events of the board under way, from its ``board`` event
+        ([] before the first board): what a source that (re)starts mid-board
+        takes up (the shoe's deal tracker, the camera's current trick)."""
+        stored = [se.event for se in self.store.events(self.id)]
+        start = max((i for i, e in enumerate(stored) if e.get("type") == "board"), default=None)
+        return [] if start is None else stored[start:]
+
     # -- lifecycle ----------------------------------------------------------
     def start(self) -> None:
         self.bus.subscribe(self._on_control, table=self.id, kinds=("control",))

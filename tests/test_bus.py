@@ -267,27 +267,33 @@ def test_a_table_node_restarted_mid_deal_takes_up_the_shoe_where_it_stopped(tmp_
         shoe.load()
         for c in deal[:20]:
             shoe.deal(c)
-        assert first.wait_dealt(20, 15)
+        assert first.wait_dealt(20, 15), first.dealt
         stop1.set()                                   # the node goes down, its driver with it
         first.thread.join(5)
         node = TableNode("t1", EventStore(path), make_bus("inproc"))   # restarted from its store
+        reported: list = []
+        node.report = lambda f, origin: reported.append(f.message)   # type: ignore[method-assign]
         stop2 = threading.Event()
         second = ShoeReader(shoe.path, node, "bridge", stop2, lambda *a: None, own_boards=True,
                             dealer="N", board=1)       # (what the config says; the store knows better)
         for c in deal[20:]:
             shoe.deal(c)
-        assert second.wait_dealt(32, 15)
+        assert second.wait_dealt(32, 15), (second.dealt, second.driver.link.stats)
         time.sleep(0.6)                                # a heartbeat or two: nothing more may come
         stop2.set()
         second.thread.join(5)
     finally:
         stop_shoe.set()
     evs = [se.event for se in EventStore(path).events("t1")]
-    assert [(e["board"], e["dealer"]) for e in evs if e["type"] == "board"] == [(3, "E")]
+    story = ([first.driver.link.stats, second.driver.link.stats, reported]   # what a failure shows
+             + [(e["type"], e.get("to"), e.get("card"), e.get("shoe_seq")) for e in evs[19:26]])
+    assert [(e["board"], e["dealer"]) for e in evs if e["type"] == "board"] == [(3, "E")], story
     deals = [e for e in evs if e["type"] == "deal"]
-    assert [e["card"] for e in deals] == deal
-    assert [e["to"] for e in deals] == list(dealing_plan("bridge", "E").slots)
-    assert [e["shoe_seq"] for e in deals] == sorted({e["shoe_seq"] for e in deals})
+    assert [e["card"] for e in deals] == deal, story
+    assert [e["to"] for e in deals] == list(dealing_plan("bridge", "E").slots), story
+    assert [e["shoe_seq"] for e in deals] == sorted({e["shoe_seq"] for e in deals}), story
+    # the earlier run's late replay (its RESEND answered after the restart) is no restart
+    assert second.driver.link.stats.reboots == 0 and reported == [], story
 
 
 # -- config ---------------------------------------------------------------------

@@ -337,6 +337,33 @@ def test_a_resumed_link_meeting_another_boot_reports_the_restart():
     assert [f.name for f in out if isinstance(f, Frame)] == ["HELLO", "CARD"]
 
 
+def test_a_resumed_link_takes_a_late_replay_of_old_frames_for_duplicates():
+    """Found by the pty restart test under load: the earlier run's RESEND 0
+    was answered after the new run had started, so frames stamped seconds
+    before the new run's first card arrived behind it.  They are not in
+    this run's memory, and their age does not make them a new boot's."""
+    link = ShoeLink(set_clock=False)
+    link.resume(21, boot=1)
+    out = _heard(link, Frame(MsgType.CARD, 22, 9_000, P.card_payload("HT")), 0.0)
+    for seq in range(1, 22):                                  # the late replay, stamped long before
+        out += _heard(link, Frame(MsgType.CARD, seq, 100 * seq, P.card_payload("S2")), 0.1)
+    out += _heard(link, Frame(MsgType.CARD, 23, 9_100, P.card_payload("C7")), 0.2)
+    assert [P.parse_payload(f)["card"] for f in out if isinstance(f, Frame)] == ["HT", "C7"]
+    assert link.stats.reboots == 0 and link.stats.duplicates == 21
+
+
+def test_a_heartbeat_behind_the_last_frame_delivered_is_a_restart():
+    """Rule 4(e): a shoe cannot have stamped fewer frames than the host
+    received.  A resumed host whose shoe restarted meanwhile (its HELLO
+    lost) hears it from the first heartbeat, and fetches the new boot."""
+    link = ShoeLink(set_clock=False)
+    link.resume(21, boot=1)
+    out = _heard(link, Frame(MsgType.HEARTBEAT, 2, 900, P.heartbeat_payload(2, 0, 3)), 0.0)
+    assert [n.kind for n in out if isinstance(n, Notice)] == ["reboot"] and link.expected == 0
+    sent = [(f.type, P.parse_payload(f)["seq"]) for raw in link.outbox for f in P.StreamDecoder().feed(raw)]
+    assert sent == [(MsgType.RESEND, 0)]
+
+
 def test_a_frame_sent_after_a_heartbeat_but_stamped_before_it_is_a_restart():
     """Rule 4(d): a heartbeat names the last frame the shoe had stamped, so
     a later frame of the same boot is stamped no earlier.  Found by a random
@@ -391,19 +418,29 @@ def test_a_fresh_shoes_clock_is_set_past_the_mark_once_and_only_forward():
     assert b.cards[-1] == "SJ" and b.link.stats.reboots == 0
 
 
-def test_a_clock_set_by_an_earlier_host_is_left_alone():
+def test_a_clock_set_by_an_earlier_host_is_never_moved_back():
     """A host that restarts meets a shoe whose clock an earlier host marked.
-    The first frame it hears may be a kept copy stamped before that mark;
-    setting the clock from it would move the clock back, so on first contact
-    only a heartbeat (what the clock reads now) may start a SET_TIME."""
+    The first frame it hears may be a kept copy stamped before that mark,
+    and its own SET_TIME values count from its own start: the shoe
+    (firmware 1.1, and the simulator) takes a SET_TIME forward only, so
+    the new host cannot move the clock back - which rule 4(d) would take
+    for a restart."""
     from tablecam.shoe.link import CLOCK_MARK
 
-    link = ShoeLink()
-    _heard(link, Frame(MsgType.CARD, 5, 100, P.card_payload("SA", 97)), 10.0)
-    _heard(link, Frame(MsgType.HEARTBEAT, 9, CLOCK_MARK + 60_000, P.heartbeat_payload(9, 0, 5)), 10.1)
-    sent = [f.type for raw in link.outbox for f in P.StreamDecoder().feed(raw)]
-    assert MsgType.SET_TIME not in sent and MsgType.RESEND in sent
-    assert link._clock_marked
+    b = Bench()
+    b.now = 2.0
+    deal(b, DECK[:3])
+    b.pump(20)
+    marked = b.shoe.now_ms()
+    assert b.link._clock_marked and marked >= CLOCK_MARK + 1000
+    b.link, b.dec = ShoeLink(), P.StreamDecoder()      # the host restarts: a later epoch, smaller values
+    n = len(b.sent_times)
+    _heard(b.link, Frame(MsgType.CARD, 1, 0, P.card_payload(DECK[0])), b.now)   # an old, unmarked copy
+    b.shoe.card(DECK[3])
+    b.pump(20)
+    assert b.sent_times[n:] and all(v < marked for v in b.sent_times[n:])   # it asked to go back ...
+    assert b.shoe.now_ms() >= marked and b.link.stats.reboots == 0           # ... and the shoe did not
+    assert b.cards[-1] == DECK[3]
 
 
 def test_the_clock_mark_can_be_turned_off():

@@ -118,9 +118,15 @@ void shoe_handle_host_frame(struct shoe *sh, const struct frame *f)
     case MSG_RESET:
         hal_reset();
         break;
-    case MSG_SET_TIME:
-        sh->time_offset = get_u32(f->payload) - hal_millis();
+    case MSG_SET_TIME: {
+        /* Forward only (firmware 1.1): two hosts, or one SET_TIME meant for
+         * the boot before, must never make later frames look older than
+         * earlier ones - the host tells a restart by time running back. */
+        uint32_t want = get_u32(f->payload);
+        if ((int32_t)(want - shoe_time(sh)) > 0)
+            sh->time_offset = want - hal_millis();
         break;
+    }
     default:
         send_error(sh, ERR_BAD_FRAME, f->type);
         break;

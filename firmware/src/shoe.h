@@ -10,7 +10,7 @@
 #include "sensor.h"
 
 #define FW_MAJOR 1u
-#define FW_MINOR 0u
+#define FW_MINOR 1u
 #ifndef SHOE_HEARTBEAT_MS
 #define SHOE_HEARTBEAT_MS 500u
 #endif

@@ -489,8 +489,11 @@ static void test_shoe_app(void)
     host_cmd(MSG_RESEND, SH.next_seq, 2);
     shoe_poll(&SH);
     CHECK_EQ(decode_tx(mark, fr, 256), 0);
-    /* SET_TIME moves the device clock */
+    /* SET_TIME moves the device clock forward, never back */
     host_cmd(MSG_SET_TIME, 5000000, 4);
+    shoe_poll(&SH);
+    CHECK(shoe_time(&SH) == 5000000u);
+    host_cmd(MSG_SET_TIME, 4000000, 4);
     shoe_poll(&SH);
     CHECK(shoe_time(&SH) == 5000000u);
     /* garbage from the host is counted, not fatal */

@@ -115,16 +115,14 @@ class ShoeReader:
         link from the last stored card's shoe number (what the shoe replays
         up to it is not dealt twice), and with ``own_boards`` the board under
         way (its number, dealer and where the dealing order stands)."""
-        stored = [se.event for se in node.store.events(node.id)]
-        last = next((e for e in reversed(stored) if e.get("type") == "deal" and e.get("source") == "shoe"
-                     and isinstance(e.get("shoe_seq"), int)), None)
+        last = next((se.event for se in reversed(list(node.store.events(node.id)))
+                     if se.event.get("type") == "deal" and se.event.get("source") == "shoe"
+                     and isinstance(se.event.get("shoe_seq"), int)), None)
         if last is not None:
             boot = last.get("shoe_boot")
             self.driver.link.resume(last["shoe_seq"] % 65536, boot if isinstance(boot, int) else None)
         if self.tracker is not None:
-            start = max((i for i, e in enumerate(stored) if e.get("type") == "board"), default=None)
-            if start is not None:
-                self.tracker.resume(stored[start:])
+            self.tracker.resume(node.board_so_far())
 
     def _deal_dict(self, item: Any) -> dict[str, Any]:
         d = item.to_dict()
@@ -278,17 +276,16 @@ class CameraReader:
 
     @staticmethod
     def _board_so_far(node: TableNode) -> list[Any]:
-        """The stored events of the board under way (from its ``board`` event)."""
+        """The board under way, parsed (a bad stored event is the engine's
+        finding, not the camera's: passed over)."""
         from ..events import parse_event
 
-        stored = [se.event for se in node.store.events(node.id)]
-        start = max((i for i, e in enumerate(stored) if e.get("type") == "board"), default=0)
         out = []
-        for i, e in enumerate(stored[start:], start):
+        for e in node.board_so_far():
             try:
-                out.append(parse_event(e, i))
+                out.append(parse_event(e))
             except ValueError:
-                pass                    # a bad stored event is the engine's finding, not the camera's
+                pass
         return out
 
     def _on_node_event(self, event: dict[str, Any]) -> None:

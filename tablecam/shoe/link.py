@@ -90,7 +90,8 @@ class ShoeLink:
 
     def __init__(self, resend_timeout: float = 0.05, max_resend_tries: int = 8,
                  window: int = 1024, ack_interval: float = 0.2, ack_every: int = 8,
-                 memory: int = 1024, set_clock: bool = True, clock_retry: float = 0.5) -> None:
+                 memory: int = 1024, set_clock: bool = True, clock_retry: float = 0.5,
+                 tail_window: float = 0.75) -> None:
         self.resend_timeout = resend_timeout
         self.max_resend_tries = max_resend_tries
         self.window = window
@@ -99,6 +100,7 @@ class ShoeLink:
         self.memory = memory
         self.set_clock = set_clock
         self.clock_retry = clock_retry
+        self.tail_window = tail_window      # 1.5 heartbeat periods (the shoe beats every 0.5 s)
         self.outbox: list[bytes] = []
         self.stats = LinkStats()
         self.hello: dict[str, Any] | None = None
@@ -126,8 +128,8 @@ class ShoeLink:
         self._joining = False   # first contact: frames before the shoe's oldest kept one are history
         self._clock_marked = False           # a frame of this session showed the clock past CLOCK_MARK
         self._clock_sent_at: float | None = None
-        self._clock_fresh = False            # every frame of this session is stamped since its boot
         self._heartbeat: tuple[int, int] | None = None   # the latest heartbeat's (seq, time)
+        self._heartbeat_at = -1e9            # host time it was heard
         self._resumed = False                # expected comes from an earlier run's log (resume)
 
     @property
@@ -156,8 +158,8 @@ class ShoeLink:
         self._resend_for = self.expected
 
     def _maybe_ack(self, now: float, force: bool = False) -> None:
-        if self.expected is None:
-            return
+        if self.expected is None or not (self._seen or self._resumed):
+            return      # nothing delivered in this session: no ACK (after a restart, not "65535")
         last = (self.expected - 1) % SEQ_MOD
         if last == self._acked:
             return
@@ -214,14 +216,13 @@ class ShoeLink:
         Why: rule 4(c) tells a restart by device time running backwards, but
         a short session's clock may be behind the new one's when the restart
         is noticed.  Once the clock is past the mark a restart always puts it
-        back by days.  The clock is only ever moved forward.  Every value
-        sent is the mark plus the host's time since this link first heard
-        the shoe, so two SET_TIMEs never disagree, even when one meant for
-        the old boot reaches the new one.  A HEARTBEAT says what the clock
-        reads now; other frames count only in a session this link saw begin
-        (an unasked-for HELLO, or a restart it noticed).  On first contact
-        they may be kept copies stamped before an earlier host marked the
-        clock, and setting it from them would move it back.
+        back by days.  Every value sent is the mark plus the host's time
+        since this link first heard the shoe, so this link's SET_TIMEs never
+        disagree, even when one meant for the old boot reaches the new one.
+        The shoe (firmware 1.1) ignores a value behind its clock, so the
+        clock only ever moves forward: a SET_TIME from a frame stamped
+        before an earlier host marked the clock, or from a restarted host
+        with a later epoch, changes nothing.
         """
         if self._epoch is None:
             self._epoch = now
@@ -232,8 +233,6 @@ class ShoeLink:
             # Past the mark (ours or an earlier host's): leave it.  A clock
             # past 2 * CLOCK_MARK is far ahead and is left alone too.
             self._clock_marked = CLOCK_MARK <= t < 2 * CLOCK_MARK
-            return
-        if frame.type != MsgType.HEARTBEAT and not self._clock_fresh:
             return
         if self._clock_sent_at is not None and now - self._clock_sent_at < self.clock_retry:
             return
@@ -247,16 +246,12 @@ class ShoeLink:
         if self.expected is not None and self._seen.get(frame.seq) == frame.raw:
             self.stats.duplicates += 1
             return
-        fresh = self.expected is None   # unasked for: the shoe has just booted
         if self._resumed and self.hello is not None and info["boot"] == self.hello.get("boot"):
             self.stats.duplicates += 1  # the resumed boot's own HELLO, replayed: long delivered
             return
         if self._seen or self._resumed:  # frames of this session delivered: a new HELLO is a restart
             old = self.hello.get("boot") if self.hello else "?"
             self._reboot(now, out, f"the shoe restarted (boot {old} -> {info['boot']})")
-            fresh = True
-        if fresh:
-            self._clock_fresh = True
         if self._damaged_before_first and self.stats.delivered == 0:
             # The first frame delivered is a boot's HELLO, so the shoe has
             # kept every frame of this boot; yet damaged frames came before
@@ -284,14 +279,18 @@ class ShoeLink:
                 self._gap_target = last
                 self.request_resend(now, force=True)
             return
-        if self._time_went_back(frame.time_ms) or self._behind_heartbeat(frame):
-            self._reboot(now, out, "device time went backwards: the shoe restarted")
+        behind = 1 < seq_ahead(self.expected, last) < self.window
+        if self._time_went_back(frame.time_ms) or self._behind_heartbeat(frame) or behind:
+            # (behind: the shoe says it stamped fewer frames than were
+            # delivered - only a new boot numbers from 0 again, rule 4(e))
+            self._reboot(now, out, "the shoe's numbers went back: the shoe restarted" if behind
+                         else "device time went backwards: the shoe restarted")
             self.expected = 0
             self._gap_target = last
-            self._heartbeat = (last, frame.time_ms)
+            self._heartbeat, self._heartbeat_at = (last, frame.time_ms), now
             self.request_resend(now, force=True)
             return
-        self._heartbeat = (last, frame.time_ms)
+        self._heartbeat, self._heartbeat_at = (last, frame.time_ms), now
         ahead = seq_ahead(last, self.expected)
         if ahead < self.window:          # last >= expected: frames missing at the tail
             self._gap_target = last
@@ -368,7 +367,9 @@ class ShoeLink:
                 self.request_resend(now)
         else:
             seen = self._seen.get(frame.seq)
-            if seen == frame.raw:
+            if seen == frame.raw or (seen is None and self._resumed):
+                # (resumed: a kept copy from before the resume, delivered by the
+                # earlier run; a new boot tells itself by its HELLO or heartbeat)
                 self.stats.duplicates += 1
             elif seen is not None or went_back:
                 self._reboot(now, out, "a sequence number came back with new content: the shoe restarted")
@@ -456,8 +457,11 @@ class ShoeLink:
             else (self.expected - 1) % SEQ_MOD
         # Frames the old boot stamped after the last heartbeat heard died with
         # its RAM ring, and nothing tells how many; a heartbeat naming the last
-        # frame delivered says there were none when it was sent.
-        unconfirmed = last is not None and (self._heartbeat is None or self._heartbeat[0] != last)
+        # frame delivered says there were none when it was sent - and if it
+        # was heard within ``tail_window`` s, no later one was missed, so no
+        # card came between it and the restart unheard.
+        unconfirmed = last is not None and (self._heartbeat is None or self._heartbeat[0] != last
+                                            or now - self._heartbeat_at > self.tail_window)
         if unconfirmed:
             why += (f"; its last frame heard was #{last} and no heartbeat after it: a card dealt "
                     "just before the restart may be lost")
@@ -465,7 +469,6 @@ class ShoeLink:
         hello = self.hello
         self._reset_session()
         self.hello = hello
-        self._clock_fresh = True   # a new boot: no host has set its clock yet
 
     def tick(self, now: float) -> list[Frame | Notice]:
         """Repeat or give up a RESEND, send a due ACK."""

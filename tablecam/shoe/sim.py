@@ -55,7 +55,7 @@ class VirtualShoe:
         self.resend_next: int | None = None
         self.ring: deque[tuple[int, bytes]] = deque()
         self._rx = P.StreamDecoder()
-        self._send(MsgType.HELLO, P.hello_payload(self.shoe_id, self.boot, self.pack, (1, 0), cause))
+        self._send(MsgType.HELLO, P.hello_payload(self.shoe_id, self.boot, self.pack, (1, 1), cause))
 
     def reboot(self, cause: int = P.ResetCause.WATCHDOG) -> None:
         self.boot = (self.boot + 1) & 0xFFFF
@@ -119,7 +119,8 @@ class VirtualShoe:
             self.reboot(P.ResetCause.HOST)
         elif f.type == MsgType.SET_TIME:
             want = P.parse_payload(f)["time_ms"]
-            self._offset = want - int((self.clock() - self._t0) * 1000)
+            if 0 < (want - self.now_ms()) % (1 << 32) < (1 << 31):   # forward only, like firmware 1.1
+                self._offset = want - int((self.clock() - self._t0) * 1000)
         else:
             self.error(P.ErrorCode.BAD_FRAME, f.type)
 

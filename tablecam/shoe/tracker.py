@@ -157,24 +157,23 @@ class DealTracker:
         counted again; one after the last deal is not known."""
         board: dict[str, Any] | None = None
         deals: list[dict[str, Any]] = []
-        count = 0
         for ev in events:
-            count += 1
             if ev.get("type") == "board":
-                board, deals, count = ev, [], 1
+                board, deals = ev, []
             elif ev.get("type") == "deal":
                 deals.append(ev)
         if board is None:
             return
         b = board.get("board")
-        self.board = int(b) if isinstance(b, int) or (isinstance(b, str) and b.isdigit()) else b
+        if isinstance(b, int) or (isinstance(b, str) and b.isdigit()):
+            self.board = int(b)        # (a board without a number keeps the tracker's count)
         self.dealer = str(board.get("dealer") or self.dealer).upper()
         self.sit_out = board.get("sit_out") or self.sit_out
         self.plan = dealing_plan(self.game, self.dealer, self.players, self.sit_out)
         self._reset_counts()
         if board.get("pack") and str(board["pack"]).isdigit():
             self.pack = int(board["pack"])
-        self.started, self.finished, self.events_out = True, False, count
+        self.started, self.finished, self.events_out = True, False, 1 + len(deals)   # what it would have emitted
         for ev in deals:
             to, card = str(ev.get("to")), ev.get("card")
             nxt = next((j for j in range(self.slot, len(self.plan.slots)) if self.plan.slots[j] == to), None)
