@@ -297,7 +297,8 @@ class ShoeLink:
             self.request_resend(now)
         elif seq_ahead(self.expected, last) == 1:
             self._gap_target = None      # fully up to date
-        # (a heartbeat's time is not remembered: resent frames are older than it)
+        # (a heartbeat's time is not the last delivered time - resent frames are
+        # older than it; rule 4(d) holds only frames numbered after it to it)
 
     def _time_went_back(self, t: int) -> bool:
         if self._last_time is None:
