@@ -200,6 +200,17 @@ def test_ingest_bad_lines_become_bad_event_findings(client):
     assert log["total"] == 3 and log["events"][1]["type"] == "unreadable"
 
 
+def test_ingest_a_log_saved_with_a_byte_order_mark_keeps_its_board(client):
+    """`curl --data-binary @log.jsonl` of a log a Windows editor saved: the
+    byte-order mark must not turn the board line into a bad event."""
+    body = ("\ufeff" + json.dumps({"type": "board", "game": "bridge", "board": 1, "dealer": "N"}) + "\r\n"
+            + json.dumps({"type": "deal", "to": "N", "card": "SA"}) + "\r\n").encode("utf-8")
+    r = client.post("/api/tables/bom1/events", content=body,
+                    headers={**AUTH, "Content-Type": "application/x-ndjson"})
+    assert r.status_code == 200 and r.json()["received"] == 2
+    assert not [f for f in r.json()["findings"] if f["kind"] == "bad_event"]
+
+
 def test_ingest_json_list_and_clear_4xx(client):
     r = client.post("/api/tables/t1/events", json=[{"type": "board", "game": "vira", "board": 1}], headers=AUTH)
     assert r.status_code == 200 and r.json()["received"] == 1

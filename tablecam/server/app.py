@@ -444,7 +444,9 @@ def create_app(hub: TableHub | None = None, token: str | None = None, broadcast_
             else:
                 raise HTTPException(422, "expected a JSON object or a list of event objects")
         else:
-            items = raw.decode("utf-8", errors="replace").splitlines()
+            # utf-8-sig: a log saved by a Windows editor starts with a byte-order
+            # mark, which would make its first line - the board - invalid JSON
+            items = raw.decode("utf-8-sig", errors="replace").splitlines()
             items = [ln for ln in items if ln.strip()]
 
         def work() -> list[dict[str, Any]]:
