@@ -203,6 +203,32 @@ def test_a_gap_the_old_log_never_filled_is_counted(tmp_path):
     assert found[0]["lost"] == 1 and found[0]["status"] == "pending" and "enter them by hand" in found[0]["message"]
 
 
+def test_the_old_logs_lost_tail_is_counted_from_its_last_state(tmp_path):
+    """Events the old node sent last and that never arrived leave no gap
+    behind them; its retained state, which named its last event, tells
+    how many."""
+    bus = make_bus("inproc")
+    sink = Sink()
+    found: list[dict] = []
+    Station(bus, sink, gap_timeout=60, on_finding=lambda t, f: found.append(f)).start()
+    evs = simulate_board(1, seed=1, irregularity=None)
+    old = TableNode("t1", EventStore(str(tmp_path / "old.sqlite")), bus, state_interval=0.0)
+    real_publish = bus.publish
+
+    def lossy(msg, on_ack=None):
+        if msg.kind == "events" and msg.seq in (5, 6) and msg.log == old.log:
+            return                                     # the last two, lost as the old node died
+        real_publish(msg, on_ack)
+
+    bus.publish = lossy
+    for ev in evs[:6]:
+        old.emit(ev)
+    new = TableNode("t1", EventStore(str(tmp_path / "new.sqlite")), bus)
+    new.emit(evs[6])
+    assert sink.seqs("t1") == [1, 2, 3, 4, 5]
+    assert (found[0]["lost"], found[0]["after"], found[0]["status"]) == (2, 4, "pending")
+
+
 def test_a_gap_in_a_new_log_is_resent_in_the_new_logs_numbers(tmp_path):
     bus = make_bus("inproc")
     sink = Sink()

@@ -39,6 +39,7 @@ class TableLink:
     gap_since: float | None = None
     online: bool | None = None
     state: dict[str, Any] | None = None
+    state_log: str | None = None    # the log the retained state came from
     last_seen: float = 0.0
     duplicates: int = 0
     resend_requests: int = 0
@@ -104,7 +105,7 @@ class Station:
                 if self.on_status:
                     self.on_status(msg.table, link)
             elif msg.kind == "state" and isinstance(msg.payload, dict):
-                link.state = msg.payload
+                link.state, link.state_log = msg.payload, msg.log
                 # A table whose state is ahead of what we hold: ask for the rest now.
                 seq = msg.payload.get("seq")
                 if msg.log is not None and msg.log != link.log:
@@ -151,6 +152,10 @@ class Station:
             owed += seq - link.next_seq
             link.next_seq = seq
             self._accept(table, link, seq, link.held.pop(seq))
+        said = (link.state or {}).get("seq") if link.state_log == link.log else None
+        if isinstance(said, int) and not isinstance(said, bool):
+            # the old node's last state named events that never came: its tail
+            owed += max(0, link.base + said - (link.next_seq - 1))
         old, first = link.log, link.next_seq
         if old is not None:
             link.old_logs[old] = link.next_seq - 1 - link.base
