@@ -229,6 +229,37 @@ def test_the_old_logs_lost_tail_is_counted_from_its_last_state(tmp_path):
     assert (found[0]["lost"], found[0]["after"], found[0]["status"]) == (2, 4, "pending")
 
 
+def test_a_node_restored_from_an_older_copy_of_its_store_is_reported_not_merged(tmp_path):
+    """A store restored from a backup keeps its log id but has fewer events:
+    the node numbers on from the backup, and its new events reuse numbers
+    the station already holds.  They are not taken (they would corrupt the
+    table), and not dropped silently either: the director is told, once."""
+    import shutil
+
+    bus = make_bus("inproc")
+    sink = Sink()
+    found: list[dict] = []
+    station = Station(bus, sink, on_finding=lambda t, f: found.append(f))
+    station.start()
+    first, second = simulate_board(1, seed=1, irregularity=None), simulate_board(2, seed=2, irregularity=None)
+    node = TableNode("t1", EventStore(str(tmp_path / "n.sqlite")), bus)
+    for ev in first[:6]:
+        node.emit(ev)
+    node.store.close()
+    shutil.copy(tmp_path / "n.sqlite", tmp_path / "backup.sqlite")      # the backup, at event 6
+    node = TableNode("t1", EventStore(str(tmp_path / "n.sqlite")), bus)
+    for ev in first[6:10]:
+        node.emit(ev)
+    restored = TableNode("t1", EventStore(str(tmp_path / "backup.sqlite")), bus)
+    assert restored.log == node.log
+    for ev in second[:3]:
+        restored.emit(ev)                                               # numbers 7, 8, 9 again
+    assert sink.seqs("t1") == list(range(1, 11)) and [e for _, e in sink.got["t1"]] == first[:10]
+    assert len(found) == 1 and found[0]["status"] == "pending" and "sent event 7 again" in found[0]["message"]
+    node.resend(0)                                                      # copies of its own: no alarm
+    assert len(found) == 1
+
+
 def test_a_gap_in_a_new_log_is_resent_in_the_new_logs_numbers(tmp_path):
     bus = make_bus("inproc")
     sink = Sink()

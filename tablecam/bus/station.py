@@ -21,8 +21,10 @@ counts them.
 
 from __future__ import annotations
 
+import json
 import threading
 import time
+from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
@@ -30,6 +32,21 @@ from ..store import EventStore
 from .base import Bus, Message
 
 Sink = Callable[[str, int, dict[str, Any]], None]
+
+RECENT = 4096
+"""Delivered events a station remembers per table, to tell a resent copy
+from a different event under the same number (a forked log)."""
+
+
+def _same_event(a: dict[str, Any], b: dict[str, Any]) -> bool:
+    """Equal as JSON: a live event on the in-process bus may hold a tuple
+    where its copy resent from the store holds a list."""
+    if a == b:
+        return True
+    try:
+        return json.dumps(a, sort_keys=True, default=str) == json.dumps(b, sort_keys=True, default=str)
+    except (TypeError, ValueError):
+        return False
 
 
 @dataclass
@@ -47,6 +64,8 @@ class TableLink:
     base: int = 0                   # its seq 1 is the station's base + 1
     old_logs: dict[str, int] = field(default_factory=dict)   # ended log -> its last seq (own numbers)
     conflicts: set[str] = field(default_factory=set)         # ended logs heard sending new events
+    recent: "OrderedDict[int, dict[str, Any]]" = field(default_factory=OrderedDict)  # delivered, by seq
+    forked: bool = False            # the current log sent a delivered number with other content
 
 
 class Station:
@@ -75,6 +94,9 @@ class Station:
                     link.old_logs = {log: logs[i + 1][1] - base for i, (log, base, _) in enumerate(logs[:-1])}
                 for se in self.store.events(table):
                     self.sink(table, se.seq, se.event)
+                    link.recent[se.seq] = se.event
+                    if len(link.recent) > RECENT:
+                        link.recent.popitem(last=False)
                     link.next_seq = se.seq + 1
                     self.delivered += 1
                 for (old, _, _), (log, base, lost) in zip(logs, logs[1:]):
@@ -159,7 +181,7 @@ class Station:
         old, first = link.log, link.next_seq
         if old is not None:
             link.old_logs[old] = link.next_seq - 1 - link.base
-        link.log, link.base, link.gap_since = log, link.next_seq - 1, None
+        link.log, link.base, link.gap_since, link.forked = log, link.next_seq - 1, None, False
         self._log_started(table, old, log, first - 1, owed)
         return owed
 
@@ -180,6 +202,19 @@ class Station:
     def _accept(self, table: str, link: TableLink, seq: int, event: dict[str, Any]) -> None:
         if seq < link.next_seq or seq in link.held:
             link.duplicates += 1
+            had = link.recent.get(seq) if seq < link.next_seq else link.held.get(seq)
+            if had is not None and not _same_event(had, event) and not link.forked:
+                # Not a copy: the node's store was restored from an older copy,
+                # or a second node shares its log.  Its numbers now mean other
+                # events; taking them would corrupt the table, dropping them
+                # silently would lose them - so the director is told, once.
+                link.forked = True
+                self._report(table, {
+                    "kind": "table_link", "status": "pending", "event_number": seq,
+                    "message": f"The table node of {table} sent event {seq} again with other content: "
+                               "its store was restored from an older copy, or a second node shares it. "
+                               "Its events from there on are not taken; start that node with an empty "
+                               "store (a new event log) or give it its own table id."})
             return
         link.held[seq] = event
         while link.next_seq in link.held:
@@ -187,6 +222,9 @@ class Station:
             if self.store is not None:
                 self.store.append(table, ev, seq=link.next_seq)
             self.sink(table, link.next_seq, ev)
+            link.recent[link.next_seq] = ev
+            if len(link.recent) > RECENT:
+                link.recent.popitem(last=False)
             self.delivered += 1
             link.next_seq += 1
         link.gap_since = (link.gap_since or time.time()) if link.held else None
