@@ -213,8 +213,9 @@ class Station:
                     "kind": "table_link", "status": "pending", "event_number": seq,
                     "message": f"The table node of {table} sent event {seq} again with other content: "
                                "its store was restored from an older copy, or a second node shares it. "
-                               "Its events from there on are not taken; start that node with an empty "
-                               "store (a new event log) or give it its own table id."})
+                               "Events under numbers already taken are not taken, and later ones may mix "
+                               "the two histories: start that node with an empty store (a new event log) "
+                               "or give it its own table id."})
             return
         link.held[seq] = event
         while link.next_seq in link.held:
