@@ -260,6 +260,51 @@ def test_a_node_restored_from_an_older_copy_of_its_store_is_reported_not_merged(
     assert len(found) == 1
 
 
+def test_a_gap_the_node_cannot_fill_does_not_hold_the_table_back_for_ever(tmp_path):
+    """Event 4 is lost on the way and missing from the node's store too
+    (rows lost, a restore): before, the station asked for it every 2 s for
+    ever and never showed events 5 on.  After the node answered the
+    requests without it, the rest goes on and the director is told."""
+    bus = make_bus("inproc")
+    sink = Sink()
+    found: list[dict] = []
+    station = Station(bus, sink, gap_timeout=0.1, max_gap_requests=3, on_finding=lambda t, f: found.append(f))
+    station.start()
+    node = TableNode("t1", EventStore(str(tmp_path / "n.sqlite")), bus)
+    node.start()
+    real_publish = bus.publish
+
+    def lossy(msg, on_ack=None):
+        if msg.kind == "events" and msg.seq == 4:
+            return
+        real_publish(msg, on_ack)
+
+    bus.publish = lossy
+    evs = simulate_board(1, seed=1, irregularity=None)
+    for ev in evs[:8]:
+        node.emit(ev)
+    node.store._db.execute("DELETE FROM events WHERE seq=4")     # the store lacks it too
+    assert sink.seqs("t1") == [1, 2, 3]
+    assert sink.wait("t1", 7, timeout=5)
+    assert sink.seqs("t1") == [1, 2, 3, 5, 6, 7, 8]
+    assert station.links["t1"].resend_requests >= 3
+    assert [(f["lost"], f["after"], f["status"]) for f in found] == [(1, 3, "pending")]
+
+
+def test_a_silent_node_uses_up_no_gap_requests(tmp_path):
+    """The network to the node is down: its events will come when it is
+    back, so the station keeps asking and never declares them lost."""
+    bus = make_bus("inproc")
+    sink = Sink()
+    found: list[dict] = []
+    station = Station(bus, sink, gap_timeout=0.05, max_gap_requests=2, on_finding=lambda t, f: found.append(f))
+    station.start()
+    for seq in (1, 3):
+        bus.publish(Message("t1", "events", {"type": "end", "n": seq}, seq, log="abc"))
+    time.sleep(0.6)                                     # many requests, nobody answering
+    assert station.links["t1"].resend_requests >= 4 and found == [] and sink.seqs("t1") == [1]
+
+
 def test_a_gap_in_a_new_log_is_resent_in_the_new_logs_numbers(tmp_path):
     bus = make_bus("inproc")
     sink = Sink()

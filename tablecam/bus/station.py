@@ -64,6 +64,9 @@ class TableLink:
     base: int = 0                   # its seq 1 is the station's base + 1
     old_logs: dict[str, int] = field(default_factory=dict)   # ended log -> its last seq (own numbers)
     conflicts: set[str] = field(default_factory=set)         # ended logs heard sending new events
+    gap_tries: int = 0              # resend requests for this gap that the node heard and did not fill
+    gap_at: int = 0                 # next_seq when they began
+    asked_at: float = 0.0           # when the last one went out
     recent: "OrderedDict[int, dict[str, Any]]" = field(default_factory=OrderedDict)  # delivered, by seq
     forked: bool = False            # the current log sent a delivered number with other content
 
@@ -72,10 +75,12 @@ class Station:
     def __init__(self, bus: Bus, sink: Sink, store: EventStore | None = None,
                  gap_timeout: float = 2.0,
                  on_status: Callable[[str, TableLink], None] | None = None,
-                 on_finding: Callable[[str, dict[str, Any]], None] | None = None) -> None:
+                 on_finding: Callable[[str, dict[str, Any]], None] | None = None,
+                 max_gap_requests: int = 8) -> None:
         self.bus, self.sink, self.store = bus, sink, store
         self.on_finding = on_finding
         self.gap_timeout = gap_timeout
+        self.max_gap_requests = max_gap_requests
         self.on_status = on_status
         self.links: dict[str, TableLink] = {}
         self._lock = threading.RLock()
@@ -236,8 +241,35 @@ class Station:
             with self._lock:
                 for table, link in self.links.items():
                     if link.gap_since is not None and now - link.gap_since >= self.gap_timeout:
-                        link.gap_since = now
+                        if link.next_seq != link.gap_at:          # progress: count afresh
+                            link.gap_at, link.gap_tries = link.next_seq, 0
+                        elif link.last_seen > link.asked_at:      # heard, yet not filled
+                            link.gap_tries += 1
+                        if link.gap_tries >= self.max_gap_requests and link.held:
+                            self._give_up_gap(table, link)
+                            continue
+                        link.gap_since = link.asked_at = now
                         link.resend_requests += 1
                         # (the node counts within its own log)
                         self.bus.publish(Message(table, "control",
                                                  {"resend_after": link.next_seq - 1 - link.base}))
+
+    def _give_up_gap(self, table: str, link: TableLink) -> None:
+        """A gap the node, heard all along, did not fill after
+        ``max_gap_requests`` requests: its store does not hold those events
+        (restored from an older copy, rows lost).  Waiting longer would hold
+        the table's later events back for ever; so they go on, in order,
+        and the director is told how many are missing (like the shoe link's
+        frames lost).  A silent node (network down) uses up no tries."""
+        first, owed = link.next_seq, 0
+        while link.held:
+            seq = min(link.held)
+            owed += seq - link.next_seq
+            link.next_seq = seq
+            self._accept(table, link, seq, link.held.pop(seq))
+        link.gap_since, link.gap_tries = None, 0
+        self._report(table, {
+            "kind": "table_link", "status": "pending", "lost": owed, "after": first - 1,
+            "message": f"{owed} event(s) of table {table} after event {first - 1} never arrived although "
+                       f"its node answered {self.max_gap_requests} requests for them: its store does not "
+                       "hold them. Enter them by hand; later events are shown."})
