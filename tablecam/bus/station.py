@@ -120,7 +120,8 @@ class Station:
         with self._lock:
             link = self.links.setdefault(msg.table, TableLink())
             link.last_seen = time.time()
-            if msg.kind == "events" and isinstance(msg.seq, int) and isinstance(msg.payload, dict):
+            if (msg.kind == "events" and isinstance(msg.seq, int) and not isinstance(msg.seq, bool)
+                    and isinstance(msg.payload, dict)):
                 if self._in_log(msg.table, link, msg.log, msg.seq):
                     self._accept(msg.table, link, link.base + msg.seq, msg.payload)
             elif msg.kind == "findings" and isinstance(msg.payload, dict):
