@@ -71,9 +71,8 @@ class TableNode:
         """The stored events of the board under way, from its ``board`` event
         ([] before the first board): what a source that (re)starts mid-board
         takes up (the shoe's deal tracker, the camera's current trick)."""
-        stored = [se.event for se in self.store.events(self.id)]
-        start = max((i for i, e in enumerate(stored) if e.get("type") == "board"), default=None)
-        return [] if start is None else stored[start:]
+        start = self.store.last_of_type(self.id, "board")
+        return [] if start is None else [se.event for se in self.store.events(self.id, after=start - 1)]
 
     # -- lifecycle ----------------------------------------------------------
     def start(self) -> None:

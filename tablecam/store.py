@@ -167,6 +167,13 @@ class EventStore:
             self._next[table] = last + 1
             return last
 
+    def last_of_type(self, table: str, type: str) -> int | None:
+        """The sequence number of the table's last event of ``type`` (None: none)."""
+        with self._lock:
+            row = self._db.execute("SELECT MAX(seq) FROM events WHERE table_id=? AND type=?",
+                                   (table, type)).fetchone()
+        return row[0] if row else None
+
     def events(self, table: str, after: int = 0) -> Iterator[StoredEvent]:
         with self._lock:
             rows = self._db.execute(

@@ -87,6 +87,12 @@ class LiveShoe:
                 self.shoe.receive(data)
 
 
+def _last_shoe_card(events: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """The last ``deal`` the shoe made (with its frame number) among ``events``."""
+    return next((e for e in reversed(events) if e.get("type") == "deal" and e.get("source") == "shoe"
+                 and isinstance(e.get("shoe_seq"), int)), None)
+
+
 class ShoeReader:
     """The real driver and deal tracker on the shoe's pty; deals go to the node."""
 
@@ -115,14 +121,15 @@ class ShoeReader:
         link from the last stored card's shoe number (what the shoe replays
         up to it is not dealt twice), and with ``own_boards`` the board under
         way (its number, dealer and where the dealing order stands)."""
-        last = next((se.event for se in reversed(list(node.store.events(node.id)))
-                     if se.event.get("type") == "deal" and se.event.get("source") == "shoe"
-                     and isinstance(se.event.get("shoe_seq"), int)), None)
+        board = node.board_so_far()
+        # the last card is almost always in the board under way: the whole log
+        # is read only when that board has none yet
+        last = _last_shoe_card(board) or _last_shoe_card([se.event for se in node.store.events(node.id)])
         if last is not None:
             boot = last.get("shoe_boot")
             self.driver.link.resume(last["shoe_seq"] % 65536, boot if isinstance(boot, int) else None)
         if self.tracker is not None:
-            self.tracker.resume(node.board_so_far())
+            self.tracker.resume(board)
 
     def _deal_dict(self, item: Any) -> dict[str, Any]:
         d = item.to_dict()

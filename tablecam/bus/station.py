@@ -38,6 +38,13 @@ RECENT = 4096
 from a different event under the same number (a forked log)."""
 
 
+def _remember(link: "TableLink", seq: int, event: dict[str, Any]) -> None:
+    """Keep a delivered event among the table's last :data:`RECENT`."""
+    link.recent[seq] = event
+    if len(link.recent) > RECENT:
+        link.recent.popitem(last=False)
+
+
 def _same_event(a: dict[str, Any], b: dict[str, Any]) -> bool:
     """Equal as JSON: a live event on the in-process bus may hold a tuple
     where its copy resent from the store holds a list."""
@@ -99,9 +106,7 @@ class Station:
                     link.old_logs = {log: logs[i + 1][1] - base for i, (log, base, _) in enumerate(logs[:-1])}
                 for se in self.store.events(table):
                     self.sink(table, se.seq, se.event)
-                    link.recent[se.seq] = se.event
-                    if len(link.recent) > RECENT:
-                        link.recent.popitem(last=False)
+                    _remember(link, se.seq, se.event)
                     link.next_seq = se.seq + 1
                     self.delivered += 1
                 for (old, _, _), (log, base, lost) in zip(logs, logs[1:]):
@@ -174,12 +179,7 @@ class Station:
         still owed (a gap) is gone with its store; what arrived after the gap
         is delivered in order; the new log's seq 1 follows.  Returns how many
         events the old log owed."""
-        owed = 0
-        while link.held:
-            seq = min(link.held)
-            owed += seq - link.next_seq
-            link.next_seq = seq
-            self._accept(table, link, seq, link.held.pop(seq))
+        owed = self._skip_gaps(table, link)
         said = (link.state or {}).get("seq") if link.state_log == link.log else None
         if isinstance(said, int) and not isinstance(said, bool):
             # the old node's last state named events that never came: its tail
@@ -189,6 +189,18 @@ class Station:
             link.old_logs[old] = link.next_seq - 1 - link.base
         link.log, link.base, link.gap_since, link.forked = log, link.next_seq - 1, None, False
         self._log_started(table, old, log, first - 1, owed)
+        return owed
+
+    def _skip_gaps(self, table: str, link: TableLink) -> int:
+        """Deliver every held event in order, past the gaps before them
+        (no one can fill those any more); return how many events the gaps
+        held."""
+        owed = 0
+        while link.held:
+            seq = min(link.held)
+            owed += seq - link.next_seq
+            link.next_seq = seq
+            self._accept(table, link, seq, link.held.pop(seq))
         return owed
 
     def _log_started(self, table: str, old: str | None, log: str, after: int, lost: int) -> None:
@@ -229,9 +241,7 @@ class Station:
             if self.store is not None:
                 self.store.append(table, ev, seq=link.next_seq)
             self.sink(table, link.next_seq, ev)
-            link.recent[link.next_seq] = ev
-            if len(link.recent) > RECENT:
-                link.recent.popitem(last=False)
+            _remember(link, link.next_seq, ev)
             self.delivered += 1
             link.next_seq += 1
         link.gap_since = (link.gap_since or time.time()) if link.held else None
@@ -262,12 +272,8 @@ class Station:
         the table's later events back for ever; so they go on, in order,
         and the director is told how many are missing (like the shoe link's
         frames lost).  A silent node (network down) uses up no tries."""
-        first, owed = link.next_seq, 0
-        while link.held:
-            seq = min(link.held)
-            owed += seq - link.next_seq
-            link.next_seq = seq
-            self._accept(table, link, seq, link.held.pop(seq))
+        first = link.next_seq
+        owed = self._skip_gaps(table, link)
         link.gap_since, link.gap_tries = None, 0
         self._report(table, {
             "kind": "table_link", "status": "pending", "lost": owed, "after": first - 1,
