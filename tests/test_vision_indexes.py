@@ -116,6 +116,39 @@ def test_a_card_seen_only_by_its_index_is_reported_once():
     assert new[0].conf >= det.index_floor
 
 
+class _WindowsBySize:
+    """An index localiser whose windows depend on the size it sees the
+    picture at, as the real one's do: ``first`` before any card is found
+    (``sizes`` None), ``then`` once the found cards set a size."""
+
+    def __init__(self, first, then):
+        self.first, self.then, self.calls = first, then, []
+
+    def proposals(self, image, sizes=None):
+        self.calls.append(sizes)
+        wins = self.first if sizes is None else self.then
+        return [((0, 0, 1, 1), 0.9, np.asarray(w, np.float32)) for w in wins]
+
+
+def test_a_card_found_by_its_index_lets_a_second_round_find_another():
+    """``index_rounds``: a card the first round finds sets the size the
+    index localiser sees the picture at, and the windows of that size show
+    the second card; a round that finds nothing ends the rounds."""
+    from tablecam.vision.detector import CardDetector
+
+    img, (seven, queen) = _two_card_table()
+    det = CardDetector(index_rounds=1)
+    det.indexer = _WindowsBySize([index_windows(seven)[0]], [index_windows(queen)[0]])
+    assert [d.card for d in det._by_index(img, [])] == ["S7"]
+    det = CardDetector()
+    assert det.index_rounds == 2
+    det.indexer = looks = _WindowsBySize([index_windows(seven)[0]], [index_windows(queen)[0]])
+    assert [d.card for d in det._by_index(img, [])] == ["S7", "HQ"]
+    assert len(looks.calls) == 2 and looks.calls[0] is None
+    det.indexer = looks = _WindowsBySize([], [index_windows(queen)[0]])
+    assert det._by_index(img, []) == [] and len(looks.calls) == 1
+
+
 def test_an_index_window_on_bare_table_adds_no_card():
     from tablecam.vision.detector import CardDetector
 

@@ -118,6 +118,8 @@ KNOBS: list[tuple[str, str, type, str, str]] = [
      "is decided again by the suit at the other end of the top edge (side_index.with_side_suits)"),
     ("--hidden-seen", "hidden_seen", float, "0.4", "of two face cards each hiding the other's index corners "
      "(each shows less than this of one outside the other) the less sure is dropped (occlusion.drop_hidden; 0: off)"),
+    ("--index-rounds", "index_rounds", int, "2", "rounds of the index step, each with the cards found so far "
+     "(a round finding nothing ends them)"),
     ("--best-assignment", "best_assignment", bool, "1",
      "1: boxes to cards by the surest assignment of the picture, 0: greedily"),
 ]

@@ -82,7 +82,9 @@ class CardDetector:
        (:meth:`read_found`);
     5. cards seen only by their index (:meth:`_from_indexes`), each index
        window's card quads read also as laid on the image edges meeting
-       near their corner (``index_fit``, :func:`~tablecam.vision.indexes.fit_corner`);
+       near their corner (``index_fit``, :func:`~tablecam.vision.indexes.fit_corner`),
+       in up to ``index_rounds`` rounds: a round that finds a card is
+       followed by another with it among the cards found (:meth:`_by_index`);
     6. of two face cards each read on the other's index, the less sure
        dropped (:mod:`~tablecam.vision.occlusion`).
 
@@ -128,7 +130,7 @@ class CardDetector:
                  sibling_turn: float = 0.15, sibling_shift: float = 0.06,
                  hidden_seen: float = 0.4,
                  side_suits: bool = True, index_fit: bool = True, index_fit_shift: float = 0.25,
-                 index_fit_reach: float = 1.6):
+                 index_fit_reach: float = 1.6, index_rounds: int = 2):
         from .proposals import CardLocaliser
 
         self.model_dir = Path(model_dir) if model_dir else MODELS_DIR
@@ -174,6 +176,7 @@ class CardDetector:
         self.index_fit = index_fit
         self.index_fit_shift = index_fit_shift
         self.index_fit_reach = index_fit_reach
+        self.index_rounds = index_rounds
         # the index-window localiser, when the model directory ships one (``indexes``)
         self.indexer = None
         ix_path = self.model_dir / "card_index.onnx"
@@ -255,7 +258,7 @@ class CardDetector:
         if self.localiser is not None:
             found = self._reread(image_bgr, self._detect_in_boxes(image_bgr, quads), quads=False)
             if self.indexer is not None:
-                found = found + self._from_indexes(image_bgr, found)
+                found = self._by_index(image_bgr, found)
             return drop_hidden(found, self.hidden_seen, functools.partial(self._read_ends, image_bgr))
         h, w = image_bgr.shape[:2]
         probs = self.classifier.classify_cards([warp_card(image_bgr, q) for q in quads])
@@ -293,6 +296,22 @@ class CardDetector:
             ci, conf = self._read(p)
             out.append(self._detection(d.quad, p, ci, conf, w, h) if ci >= 0 else d)
         return _one_per_card(out, self.nms_iou, quads=quads)
+
+    def _by_index(self, image_bgr: np.ndarray, found: list[Detection]) -> list[Detection]:
+        """``found`` and the cards seen only by their index, in up to
+        ``index_rounds`` rounds of :meth:`_from_indexes`.  A card a round
+        finds changes what the next one looks for: the usual card's size,
+        so the size the index localiser sees the picture at
+        (:meth:`_index_sizes`) and the windows it gives, and which cards
+        are still to find.  In the tuning fans an ace and a three of
+        spades a first round missed showed their index to the second
+        (docs/detector-settings.md, nineteenth session)."""
+        for _ in range(max(1, self.index_rounds)):
+            new = self._from_indexes(image_bgr, found)
+            if not new:
+                break
+            found = found + new
+        return found
 
     def _from_indexes(self, image_bgr: np.ndarray, found: list[Detection]) -> list[Detection]:
         """Cards seen only by their index (``card_index.onnx``): each index
