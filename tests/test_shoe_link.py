@@ -156,6 +156,47 @@ def test_reboot_right_after_a_card_cannot_vouch_for_the_tail():
     assert [n.data for n in b.notices if n.kind == "reboot"] == [{"last_seq": 5, "tail_unconfirmed": True}]
 
 
+def test_a_card_read_with_the_next_boots_hello_keeps_its_own_boot():
+    """One read of the port can hold the old boot's last card and the new
+    boot's HELLO.  The card's message names the boot it was dealt in - the
+    link's state once the whole read is decoded names the new one - so a
+    node restarted on it takes the shoe up at the right boot
+    (``ShoeReader._resume``); before a HELLO in this run, a card is of the
+    boot the link was resumed at."""
+    from tablecam.bus.sources import ShoeReader
+    from tablecam.events import make_event
+    from tablecam.shoe.driver import ShoeDriver, ShoeMessage
+
+    wire: list[bytes] = []
+    shoe = VirtualShoe(wire.append, boot=7, clock=lambda: 0.0)
+    drv = ShoeDriver("loop://")
+
+    def read() -> list[ShoeMessage]:
+        out: list = []
+        drv._feed(b"".join(wire), 0.0, out)
+        wire.clear()
+        return [m for m in out if isinstance(m, ShoeMessage)]
+
+    shoe.card("SA")
+    assert [(m.kind, m.boot) for m in read()] == [("HELLO", 7), ("CARD", 7)]
+    shoe.card("HK")
+    shoe.reboot()                      # the shoe restarts before the host reads the king
+    shoe.card("D2")
+    got = read()
+    assert [(m.kind, m.boot) for m in got] == [("CARD", 7), ("HELLO", 8), ("CARD", 8)]
+    assert drv.link.hello["boot"] == 8
+    king = make_event("deal", to="N", card="HK", source="shoe", shoe_seq=got[0].seq)
+    assert ShoeReader._deal_dict(king, got[0])["shoe_boot"] == 7     # what the node stores
+
+    wire.clear()
+    resumed = ShoeDriver("loop://")
+    resumed.link.resume(1, 8)          # a restarted node: the last card stored was #1 of boot 8
+    shoe.card("C3")
+    out: list = []
+    resumed._feed(b"".join(wire), 0.0, out)
+    assert [(m.kind, m.boot) for m in out if isinstance(m, ShoeMessage)][-1] == ("CARD", 8)
+
+
 def test_reboot_with_lost_hello_is_detected_and_replayed():
     b = Bench()
     deal(b, DECK[:5])

@@ -131,9 +131,13 @@ class ShoeReader:
         if self.tracker is not None:
             self.tracker.resume(board)
 
-    def _deal_dict(self, item: Any) -> dict[str, Any]:
+    @staticmethod
+    def _deal_dict(item: Any, msg: Any) -> dict[str, Any]:
+        """The deal event the card message ``msg`` gave, with the shoe boot
+        the link handed that message on in (``ShoeMessage.boot``): where a
+        restarted node takes the shoe up (:meth:`_resume`)."""
         d = item.to_dict()
-        boot = (self.driver.link.hello or {}).get("boot")
+        boot = getattr(msg, "boot", None)
         if "shoe_seq" in d and isinstance(boot, int):
             d["shoe_boot"] = boot
         return d
@@ -163,7 +167,7 @@ class ShoeReader:
                 if isinstance(item, Event) and item.type == "board" and self.own_boards:
                     self.node.emit(item.to_dict())
                 elif isinstance(item, Event) and item.type == "deal":
-                    self.node.emit(self._deal_dict(item))
+                    self.node.emit(self._deal_dict(item, msg))
                     with self.cond:
                         self.dealt += 1
                         self.cond.notify_all()

@@ -39,11 +39,13 @@ class ShoeMessage:
     fields: dict[str, Any]
     ts: float                  # host wall-clock time it was decoded (time.time())
     frame: Frame | None = field(default=None, repr=False)
+    # the shoe boot the link took the frame for when it handed it on (None: no HELLO heard yet)
+    boot: int | None = field(default=None, repr=False, compare=False)
 
     @classmethod
-    def from_frame(cls, frame: Frame, ts: float | None = None) -> "ShoeMessage":
+    def from_frame(cls, frame: Frame, ts: float | None = None, boot: int | None = None) -> "ShoeMessage":
         return cls(frame.name, frame.seq, frame.time_ms, P.parse_payload(frame),
-                   time.time() if ts is None else ts, frame)
+                   time.time() if ts is None else ts, frame, boot)
 
 
 @dataclass
@@ -64,6 +66,7 @@ class ShoeDriver:
         self.heartbeat_timeout = heartbeat_timeout
         self.reconnect_delay = reconnect_delay
         self.link = link or ShoeLink()
+        self._stream_boot: int | None = None   # the boot the last session notice named (_boot)
         self.clock = clock
         self.read_timeout = read_timeout
         self.decoder = P.StreamDecoder()
@@ -167,13 +170,27 @@ class ShoeDriver:
                 self.last_heartbeat = P.parse_payload(item)
             for got in self.link.on_frame(item, now):
                 if isinstance(got, Frame):
-                    out.append(ShoeMessage.from_frame(got, ts))
+                    out.append(ShoeMessage.from_frame(got, ts, self._boot()))
                 else:
+                    if got.kind == "session" and isinstance(got.data.get("boot"), int):
+                        self._stream_boot = got.data["boot"]
                     out.append(got)
             self._set_health("ok", "frames arriving", out)
             if item.type == MsgType.HEARTBEAT:
                 # Unsequenced and not deduplicated: status only (shoe empty, jammed ...).
                 out.append(ShoeMessage.from_frame(item, ts))
+
+    def _boot(self) -> int | None:
+        """The boot of the frame the link hands on now.  Told by the order
+        of what the link hands on - its ``session`` notice comes just before
+        a new boot's HELLO, after the old boot's last frames - not by the
+        link's state once a whole read is decoded: one read can hold the old
+        boot's last card and the new boot's HELLO.  Before any HELLO in this
+        run, the boot the link was resumed at (``ShoeLink.resume``)."""
+        if self._stream_boot is not None:
+            return self._stream_boot
+        boot = (self.link.hello or {}).get("boot")
+        return boot if isinstance(boot, int) else None
 
     def messages(self, stop: Callable[[], bool] = lambda: False) -> Iterator[ShoeMessage | Health | Notice]:
         """Yield until ``stop()`` is true (checked every ``read_timeout`` at least)."""
