@@ -161,8 +161,9 @@ def test_a_card_read_with_the_next_boots_hello_keeps_its_own_boot():
     boot's HELLO.  The card's message names the boot it was dealt in - the
     link's state once the whole read is decoded names the new one - so a
     node restarted on it takes the shoe up at the right boot
-    (``ShoeReader._resume``); before a HELLO in this run, a card is of the
-    boot the link was resumed at."""
+    (``ShoeReader._resume``).  After a restart whose HELLO was lost the
+    replayed HELLO comes before the new boot's cards; before any HELLO in
+    this run, a card is of the boot the link was resumed at."""
     from tablecam.bus.sources import ShoeReader
     from tablecam.events import make_event
     from tablecam.shoe.driver import ShoeDriver, ShoeMessage
@@ -175,6 +176,9 @@ def test_a_card_read_with_the_next_boots_hello_keeps_its_own_boot():
         out: list = []
         drv._feed(b"".join(wire), 0.0, out)
         wire.clear()
+        shoe.receive(b"".join(drv.link.outbox))     # what the driver writes back at once
+        drv.link.outbox.clear()
+        shoe.pump(100)
         return [m for m in out if isinstance(m, ShoeMessage)]
 
     shoe.card("SA")
@@ -188,13 +192,24 @@ def test_a_card_read_with_the_next_boots_hello_keeps_its_own_boot():
     king = make_event("deal", to="N", card="HK", source="shoe", shoe_seq=got[0].seq)
     assert ShoeReader._deal_dict(king, got[0])["shoe_boot"] == 7     # what the node stores
 
+    # a restart whose HELLO is lost: the link asks for the new boot's frames
+    # from 0, the HELLO comes first, and the cards after it are of boot 9
+    shoe.card("S4")
+    read()
+    shoe.reboot()
+    wire.clear()                       # the HELLO of boot 9 is lost on the line
+    shoe.card("C5")
+    shoe.card("C6")
+    assert read() == []                # seen as a restart: a RESEND from frame 0 goes out
+    assert [(m.kind, m.boot) for m in read()] == [("HELLO", 9), ("CARD", 9), ("CARD", 9)]
+
     wire.clear()
     resumed = ShoeDriver("loop://")
-    resumed.link.resume(1, 8)          # a restarted node: the last card stored was #1 of boot 8
+    resumed.link.resume(2, 9)          # a restarted node: the last card stored was #2 of boot 9
     shoe.card("C3")
     out: list = []
     resumed._feed(b"".join(wire), 0.0, out)
-    assert [(m.kind, m.boot) for m in out if isinstance(m, ShoeMessage)][-1] == ("CARD", 8)
+    assert [(m.kind, m.seq, m.boot) for m in out if isinstance(m, ShoeMessage)] == [("CARD", 3, 9)]
 
 
 def test_reboot_with_lost_hello_is_detected_and_replayed():
