@@ -302,8 +302,9 @@ class CardDetector:
         ``index_rounds`` rounds of :meth:`_from_indexes`.  A card a round
         finds changes what the next one looks for: the usual card's size,
         so the size the index localiser sees the picture at
-        (:meth:`_index_sizes`) and the windows it gives, and which cards
-        are still to find.  In the tuning fans an ace and a three of
+        (:meth:`_index_sizes`) and the windows it gives, which cards are
+        still to find, and the found cards an unsure read may lie under
+        (``index_under_share``).  In the tuning fans an ace and a three of
         spades a first round missed showed their index to the second
         (docs/detector-settings.md, nineteenth session)."""
         for _ in range(max(1, self.index_rounds)):
