@@ -33,7 +33,8 @@ import numpy as np  # noqa: E402
 # option takes a comma-separated list and every combination is measured.
 KNOBS: list[tuple[str, str, type, str, str]] = [
     ("--loc-conf", "localiser_conf", float, "0.25,0.4,0.55", "the localiser's least box score"),
-    ("--gate", "gate_iou", float, "0,0.5", "a classical quad is kept only inside a box by this IoU (0: every one)"),
+    ("--gate", "gate_iou", float, "0.5,0", "a classical quad is kept only inside a box by this IoU (0: every one; "
+     "the shipped 0.5 first, so a run's first row is the shipped detector)"),
     ("--min-conf", "min_conf", float, "0.6", "the least confidence of a card read"),
     ("--min-conf-rare", "min_conf_rare", float, "0.9", "the least confidence of a back or a joker read"),
     ("--nms", "localiser_iou", float, "0.75", "the localiser's box NMS IoU"),
