@@ -306,38 +306,32 @@ class CardDetector:
         still to find, and the found cards an unsure read may lie under
         (``index_under_share``).  In the tuning fans an ace and a three of
         spades a first round missed showed their index to the second
-        (docs/detector-settings.md, nineteenth session)."""
+        (docs/detector-settings.md, nineteenth session).  A round at the
+        size of the one before reuses its windows' reads."""
+        reads: dict = {}
         for _ in range(max(1, self.index_rounds)):
-            new = self._from_indexes(image_bgr, found)
+            new = self._from_indexes(image_bgr, found, reads)
             if not new:
                 break
             found = found + new
         return found
 
-    def _from_indexes(self, image_bgr: np.ndarray, found: list[Detection]) -> list[Detection]:
+    def _from_indexes(self, image_bgr: np.ndarray, found: list[Detection],
+                      memo: dict | None = None) -> list[Detection]:
         """Cards seen only by their index (``card_index.onnx``): each index
-        window gives two card quads (:func:`~tablecam.vision.indexes.card_quads`),
-        with ``index_fit`` each also laid on the image edges meeting near its
-        corner (:func:`~tablecam.vision.indexes.fit_corner`: a window a few
-        pixels off halves a small index's read), its index is read through
-        them, and a sure read (``index_floor``)
-        of a card not yet found, whose quad is not one found already and
-        whose width is within ``index_size`` of the usual card's, is a new
-        card."""
-        from .indexes import card_quads, fit_corner, read_index
-
+        window's card quads are read (:meth:`_index_reads`), and a sure read
+        (``index_floor``) of a card not yet found, whose quad is not one
+        found already and whose width is within ``index_size`` of the usual
+        card's, is a new card.  ``memo`` keeps the reads by input size for
+        the next round (:meth:`_by_index`)."""
         h, w = image_bgr.shape[:2]
-        wins = [q for _, _, q in self.indexer.proposals(image_bgr, self._index_sizes(found, w, h)) if q is not None]
-        if not wins:
+        sizes = self._index_sizes(found, w, h)
+        memo = {} if memo is None else memo
+        if sizes not in memo:
+            memo[sizes] = self._index_reads(image_bgr, sizes)
+        quads, probs = memo[sizes]
+        if not quads:
             return []
-        quads = [cq for win in wins for cq in card_quads(win)]
-        if self.index_fit:
-            # each card quad also laid on the image edges meeting near its corner (indexes.fit_corner)
-            quads += [f for f in (fit_corner(image_bgr, q, shift=self.index_fit_shift, reach=self.index_fit_reach)
-                                  for q in quads) if f is not None]
-        rd = self.index_reader
-        probs = read_index(image_bgr, quads, rd.probs, rd.corner_box, rd.input_size, views=self.read_views,
-                           side_classes=self.classes if self.side_suits else None)
         cover = [d.quad for d in found if d.quad is not None]
         reads = []
         for q, p in zip(quads, probs):
@@ -360,6 +354,29 @@ class CardDetector:
                 placed.append(d)
                 have.add(card)
         return new
+
+    def _index_reads(self, image_bgr: np.ndarray, sizes: tuple[int, ...] | None
+                     ) -> tuple[list[np.ndarray], list[np.ndarray]]:
+        """The card quads of the index windows the index localiser gives at
+        ``sizes``, and their reads: each window gives two card quads
+        (:func:`~tablecam.vision.indexes.card_quads`), with ``index_fit``
+        each also laid on the image edges meeting near its corner
+        (:func:`~tablecam.vision.indexes.fit_corner`: a window a few pixels
+        off halves a small index's read)."""
+        from .indexes import card_quads, fit_corner, read_index
+
+        wins = [q for _, _, q in self.indexer.proposals(image_bgr, sizes) if q is not None]
+        if not wins:
+            return [], []
+        quads = [cq for win in wins for cq in card_quads(win)]
+        if self.index_fit:
+            # each card quad also laid on the image edges meeting near its corner (indexes.fit_corner)
+            quads += [f for f in (fit_corner(image_bgr, q, shift=self.index_fit_shift, reach=self.index_fit_reach)
+                                  for q in quads) if f is not None]
+        rd = self.index_reader
+        probs = read_index(image_bgr, quads, rd.probs, rd.corner_box, rd.input_size, views=self.read_views,
+                           side_classes=self.classes if self.side_suits else None)
+        return quads, list(probs)
 
     def _index_sizes(self, found: list[Detection], w: int, h: int) -> tuple[int, ...] | None:
         """The index localiser's input size for this picture: the one that
