@@ -25,7 +25,7 @@ import threading
 import time
 from typing import Any, Callable
 
-from ..node import TableNode
+from ..node import TableNode, to_item
 
 
 def log(msg: str) -> None:
@@ -289,15 +289,9 @@ class CameraReader:
     def _board_so_far(node: TableNode) -> list[Any]:
         """The board under way, parsed (a bad stored event is the engine's
         finding, not the camera's: passed over)."""
-        from ..events import parse_event
+        from ..events import Event
 
-        out = []
-        for e in node.board_so_far():
-            try:
-                out.append(parse_event(e))
-            except ValueError:
-                pass
-        return out
+        return [it for i, e in enumerate(node.board_so_far()) if isinstance(it := to_item(e, i), Event)]
 
     def _on_node_event(self, event: dict[str, Any]) -> None:
         if event.get("type") in ("board", "deal") and event.get("source") != "camera":
