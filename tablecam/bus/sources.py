@@ -127,7 +127,7 @@ class ShoeReader:
         last = _last_shoe_card(board) or _last_shoe_card([se.event for se in node.store.events(node.id)])
         if last is not None:
             boot = last.get("shoe_boot")
-            self.driver.link.resume(last["shoe_seq"] % 65536, boot if isinstance(boot, int) else None)
+            self.driver.link.resume(last["shoe_seq"], boot if isinstance(boot, int) else None)
         if self.tracker is not None:
             self.tracker.resume(board)
 
