@@ -121,6 +121,10 @@ KNOBS: list[tuple[str, str, type, str, str]] = [
      "(each shows less than this of one outside the other) the less sure is dropped (occlusion.drop_hidden; 0: off)"),
     ("--index-rounds", "index_rounds", int, "2", "rounds of the index step, each with the cards found so far "
      "(a round finding nothing ends them)"),
+    ("--back-nudge", "back_nudge", int, "0", "rounds a weakly read back-localiser rectangle climbs the back "
+     "check's P(back) (detector._nudged_backs; 0: off)"),
+    ("--back-nudge-from", "back_nudge_from", float, "0.7", "... from this P(back)"),
+    ("--back-nudge-keep", "back_nudge_keep", int, "2", "... the surest this many rectangles a box"),
     ("--best-assignment", "best_assignment", bool, "1",
      "1: boxes to cards by the surest assignment of the picture, 0: greedily"),
 ]
