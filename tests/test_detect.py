@@ -135,8 +135,10 @@ def test_odd_but_valid_pictures_are_read_or_hold_no_card(detector, tmp_path):
     import numpy as np
     from PIL import Image
 
+    from tablecam.vision.imagefile import read_photo
+
     def load_image(path: str) -> np.ndarray:
-        return cv2.imread(path, cv2.IMREAD_COLOR)        # as `tablecam detect` reads a file
+        return read_photo(path)[0]  # as `tablecam detect` reads a file
 
     photo = cv2.resize(cv2.imread(str(_photo(SINGLE[0]))), (1008, 756))
     rgb = Image.fromarray(cv2.cvtColor(photo, cv2.COLOR_BGR2RGB))
@@ -151,6 +153,26 @@ def test_odd_but_valid_pictures_are_read_or_hold_no_card(detector, tmp_path):
     for name in ("u16.png", "alpha.png", "palette.png", "cmyk.jpg"):
         cards = detector.detect(load_image(str(tmp_path / name)))
         assert [d.card[1] for d in cards] == ["A"], name
+
+
+def test_detect_cli_warns_of_a_photo_cut_short(tmp_path):
+    """A phone photo whose last tenth never arrived: the card in the part
+    that is there is read, the record carries a warning (an extension of
+    the contract's record), and the exit status is 0 - the picture was
+    read, in part."""
+    photo = cv2.resize(cv2.imread(str(_photo(SINGLE[0]))), (4032, 3024), interpolation=cv2.INTER_CUBIC)
+    whole = tmp_path / "whole.jpg"
+    cv2.imwrite(str(whole), photo, [cv2.IMWRITE_JPEG_QUALITY, 92])
+    data = whole.read_bytes()
+    cut = tmp_path / "cut.jpg"
+    cut.write_bytes(data[: len(data) * 9 // 10])
+    r = subprocess.run([sys.executable, "-m", "tablecam", "detect", str(whole), str(cut), "--json"],
+                       capture_output=True, text=True, cwd=ROOT, timeout=120)
+    assert r.returncode == 0, r.stderr
+    full, part = [json.loads(x) for x in r.stdout.splitlines()]
+    assert "warning" not in full and "cut short" in part["warning"]
+    assert [c["card"][1] for c in part["cards"]] == [c["card"][1] for c in full["cards"]] == ["A"]
+    assert "cut.jpg: image file cut short" in r.stderr
 
 
 def test_detect_cli_exit_0_when_all_images_read():

@@ -132,9 +132,8 @@ def register(sub) -> None:
 
 
 def cmd_detect(args) -> int:
-    import cv2
-
     from .detector import load_detector
+    from .imagefile import read_photo
 
     try:
         det = load_detector(args.model_dir, threads=args.threads)
@@ -145,9 +144,10 @@ def cmd_detect(args) -> int:
     for path in args.images:
         rec: dict = {"image": path, "cards": []}
         try:
-            img = cv2.imread(path, cv2.IMREAD_COLOR) if Path(path).is_file() else None
-            if img is None:
-                raise ValueError("not a readable image file" if Path(path).exists() else "no such file")
+            img, warning = read_photo(path)
+            if warning:
+                rec["warning"] = warning
+                print(f"tablecam detect: {path}: {warning}", file=sys.stderr)
             for d in det.detect(img):
                 item = d.to_dict()
                 if args.probs:
