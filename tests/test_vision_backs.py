@@ -368,7 +368,7 @@ def _nudged(det, corner_read, p_back=0.8, under=None):
     det.classifier.check = _Check(0.97)
     det.classifier.classifier = _Corners(corner_read)
     return det._nudged_backs(np.full((400, 600, 3), 60, np.uint8), [box], quads,
-                             np.full(len(quads), p_back), [under], set(), set())
+                             np.full(len(quads), p_back), [under], set())
 
 
 def test_a_climbed_rectangle_showing_an_index_is_not_a_back():

@@ -600,7 +600,7 @@ class CardDetector:
                 if r[1] == back and r[0] >= (self.back_boxes_under if under[bi] is not None else self.back_boxes)}
         if self.back_nudge and said is not None:
             best.update(self._nudged_backs(image_bgr, boxes, every_quad, said[:, check.classes.index("back")],
-                                           under, found, set(best)))
+                                           under, set(best)))
         h, w = image_bgr.shape[:2]
         backs = self._place_new(best, dets, None if self.back_boxes_any_size else width, w, h)
         if self.back_boxes_faces > 1.0 or said is None:
@@ -610,7 +610,7 @@ class CardDetector:
         return backs + self._place_new({bi: r for bi, r in faces.items() if bi not in best}, dets + backs, width, w, h)
 
     def _nudged_backs(self, image_bgr: np.ndarray, boxes: list, quads: list[tuple[int, np.ndarray]],
-                      p_back: np.ndarray, under: list, found: set[int],
+                      p_back: np.ndarray, under: list,
                       done: set[int]) -> dict[int, tuple[float, int, np.ndarray, np.ndarray]]:
         """Backs in back-localiser boxes read too weakly through every
         rectangle the step tried: box -> (conf, class, quad, probs).
@@ -665,9 +665,8 @@ class CardDetector:
         reads = corners.classify_cards([warp_card(image_bgr, q) for q, _, _ in climbed], views=self.read_views)
         best: dict[int, tuple[float, int, np.ndarray, np.ndarray]] = {}
         for bi, (q, b, _), p in zip(start_box, climbed, reads):
-            floor = self.back_boxes
             face = max((float(v) for ci, v in enumerate(p) if ci not in (back, none)), default=0.0)
-            if b >= floor and face < 0.5 and b > best.get(bi, (0.0,))[0]:
+            if b >= self.back_boxes and face < 0.5 and b > best.get(bi, (0.0,))[0]:
                 p = p * ((1.0 - b) / max(1e-9, 1.0 - p[back]))
                 p[back] = b
                 best[bi] = (b, back, q, p)

@@ -21,7 +21,7 @@ JPEG_END = b"\xff\xd9"
 def ends_with_jpeg_end(tail: bytes) -> bool:
     """Whether the last bytes of a JPEG file are its end-of-image marker
     (zero padding after it allowed).  In the compressed data a 0xFF byte
-    is always followed by 0x00, so the two bytes FF D9 are the real end.
+    is followed by 0x00 or a restart marker (D0-D7), so FF D9 is the end.
 
     >>> ends_with_jpeg_end(b"...\\xff\\xd9")
     True
