@@ -39,7 +39,8 @@ def jpeg_cut_short(path: str | Path) -> bool:
     The quick look at the file's last bytes settles nearly every file; a
     file with data after its end marker (some cameras append a trailer)
     is decoded at an eighth of its size by Pillow, which does notice a
-    cut (about 30 ms for a 12-megapixel photo).  Not a JPEG: False."""
+    cut (30-45 ms for a 12-megapixel photo, 0.02 ms for the quick look).
+    Not a JPEG: False."""
     p = Path(path)
     with p.open("rb") as f:
         if f.read(2) != JPEG_START:
