@@ -58,3 +58,16 @@ def test_a_png_cut_short_is_unreadable_and_other_files_are_not_jpegs(tmp_path):
         read_photo(tmp_path / "missing.jpg")
     with pytest.raises(ValueError, match="not a readable image file"):
         read_photo(tmp_path)
+
+
+def test_a_jpeg_pillow_refuses_is_read_without_a_warning(tmp_path, monkeypatch):
+    """Pillow refuses pictures over its pixel limit (a decompression-bomb
+    guard) where OpenCV reads them: the check then says nothing about a
+    cut rather than making the picture an error."""
+    from PIL import Image
+
+    path = _jpeg(tmp_path)
+    path.write_bytes(path.read_bytes() + b"trailer")  # the quick look cannot settle it
+    monkeypatch.setattr(Image, "MAX_IMAGE_PIXELS", 1000)
+    assert not jpeg_cut_short(path)
+    assert read_photo(path)[1] is None

@@ -58,6 +58,8 @@ def jpeg_cut_short(path: str | Path) -> bool:
             im.load()
     except OSError as e:
         return "truncated" in str(e)
+    except Exception:  # a picture Pillow refuses (a 200-megapixel panorama): OpenCV read it, no word on a cut
+        return False
     return False
 
 
