@@ -149,6 +149,20 @@ class BackCheck:
         return _softmax(self.session.run(None, {self.input_name: x})[0])
 
 
+def with_back_share(p: np.ndarray, back: int, share: float) -> np.ndarray:
+    """A read ``p`` whose class ``back`` takes the back check's ``share``,
+    the other classes scaled to make room (so the detector's floors for a
+    back apply to the check's word).
+
+    >>> with_back_share(np.array([0.5, 0.3, 0.2]), 1, 0.65).round(3).tolist()
+    [0.25, 0.65, 0.1]
+    """
+    rest = 1.0 - p[back]
+    q = p * ((1.0 - share) / rest if rest > 0 else 0.0)
+    q[back] = share
+    return q
+
+
 class BackCheckedReader:
     """The corner classifier, with its leaning-to-back reads checked whole.
 
@@ -194,12 +208,8 @@ class BackCheckedReader:
             return probs
         said = self.check.probs([cards[i] for i in ask])[:, self.check_back]
         for i, b in zip(ask, said):
-            p = probs[i]
-            if b > p[self.back] or b < self.veto:  # a back the check sees as a face or a picture: not a back
-                rest = 1.0 - p[self.back]
-                q = p * ((1.0 - b) / rest if rest > 0 else 0.0)
-                q[self.back] = b
-                probs[i] = q
+            if b > probs[i][self.back] or b < self.veto:  # a back the check sees as a face or a picture: not a back
+                probs[i] = with_back_share(probs[i], self.back, float(b))
         return probs
 
     def _ask(self, p: np.ndarray) -> bool:

@@ -635,23 +635,17 @@ class CardDetector:
         (``docs/detector-settings.md``, twentieth session).  A climb
         towards the check's P(back) finds what the check takes for a
         back; only a check that knows more printed matter makes it safe."""
+        from .backs import with_back_share
         from .localise import warp_card
         from .nudge import nudge
 
         check = self.classifier.check
         bk = check.classes.index("back")
-        per_box: dict[int, list[tuple[float, int]]] = {}
-        for i, pb in enumerate(p_back):
-            bi = quads[i][0]
-            if bi not in done and under[bi] is None and pb >= self.back_nudge_from:
-                per_box.setdefault(bi, []).append((float(pb), i))
-        starts, start_box = [], []
-        for bi, seen in per_box.items():
-            for _, i in sorted(seen, reverse=True)[:self.back_nudge_keep]:
-                starts.append(quads[i][1])
-                start_box.append(bi)
-        if not starts:
+        skip = done | {bi for bi, card in enumerate(under) if card is not None}  # a back there: the siblings'
+        pick = _surest_per_box(quads, p_back, self.back_nudge_from, self.back_nudge_keep, skip)
+        if not pick:
             return {}
+        starts, start_box = [quads[i][1] for i in pick], [quads[i][0] for i in pick]
 
         def score(qs: list[np.ndarray]) -> list[tuple[float, None]]:
             return [(float(p[bk]), None) for p in check.probs([warp_card(image_bgr, q) for q in qs])]
@@ -667,9 +661,7 @@ class CardDetector:
         for bi, (q, b, _), p in zip(start_box, climbed, reads):
             face = max((float(v) for ci, v in enumerate(p) if ci not in (back, none)), default=0.0)
             if b >= self.back_boxes and face < 0.5 and b > best.get(bi, (0.0,))[0]:
-                p = p * ((1.0 - b) / max(1e-9, 1.0 - p[back]))
-                p[back] = b
-                best[bi] = (b, back, q, p)
+                best[bi] = (b, back, q, with_back_share(p, back, b))
         return best
 
     def _faces_in_back_boxes(self, image_bgr: np.ndarray, quads: list[tuple[int, np.ndarray]],
@@ -699,12 +691,7 @@ class CardDetector:
         target, and cost 170 ms a frame: vetoed
         (``docs/detector-settings.md``, seventeenth session)."""
         rare = {self.classes.index(c) for c in ("back", "JK", "none")}
-        per_box: dict[int, list[tuple[float, int]]] = {}
-        for i, f in enumerate(face):
-            if f >= self.back_boxes_faces_lean:
-                per_box.setdefault(quads[i][0], []).append((float(f), i))
-        pick = sorted(i for seen in per_box.values()
-                      for _, i in sorted(seen, reverse=True)[:self.back_boxes_faces_quads])
+        pick = _surest_per_box(quads, face, self.back_boxes_faces_lean, self.back_boxes_faces_quads)
         picked = [cards[i] for i in pick]
         # the index-alone reads, once: the final read weighs the witnesses on them
         alone = self.classifier.classify_cards(picked, views=self.read_views) if picked else []
@@ -1098,6 +1085,25 @@ def _covered_share(quads: list[np.ndarray], found: list[np.ndarray], w: int, h: 
         area = int(m.sum())
         out.append(float((m & cover).sum()) / area if area else 0.0)
     return out
+
+
+def _surest_per_box(quads: list[tuple[int, np.ndarray]], scores, least: float, keep: int,
+                    skip: set[int] = frozenset()) -> list[int]:
+    """The indices (in order) of each box's ``keep`` rectangles of highest
+    ``scores``, of those scoring at least ``least``; ``quads`` are (box,
+    quad) pairs, boxes in ``skip`` left out.
+
+    >>> q = np.zeros((4, 2))
+    >>> _surest_per_box([(0, q), (0, q), (0, q), (1, q)], [0.9, 0.2, 0.5, 0.8], 0.3, 1)
+    [0, 3]
+    >>> _surest_per_box([(0, q), (1, q)], [0.9, 0.8], 0.3, 2, skip={0})
+    [1]
+    """
+    per_box: dict[int, list[tuple[float, int]]] = {}
+    for i, v in enumerate(scores):
+        if quads[i][0] not in skip and v >= least:
+            per_box.setdefault(quads[i][0], []).append((float(v), i))
+    return sorted(i for seen in per_box.values() for _, i in sorted(seen, reverse=True)[:keep])
 
 
 def _usual_width(dets: list[Detection]) -> float | None:
