@@ -9,7 +9,7 @@ import pytest
 
 cv2 = pytest.importorskip("cv2")
 
-from tablecam.vision.backs import BACK_CLASSES, VIEW_H, VIEW_W, BackCheckedReader, back_views, card_view  # noqa: E402
+from tablecam.vision.backs import BACK_CLASSES, VIEW_H, VIEW_W, BackCheckedReader, back_views, card_view, loose_quad  # noqa: E402
 from tablecam.vision.classify import CLASSES  # noqa: E402
 
 CHECK = Path(__file__).resolve().parents[1] / "models" / "back_check.onnx"
@@ -27,6 +27,28 @@ def test_back_views_label_backs_faces_and_wrong_quads():
     assert set(np.unique(y)) <= {0, 1, 2} and {0, 1} <= set(np.unique(y))
     again = back_views(60, ["drawn-sans", "gen-0"], seed=3, back_share=0.5)
     assert np.array_equal(again[0], x) and np.array_equal(again[1], y)  # reproducible from the seed
+
+
+def test_a_loose_quad_stays_mostly_on_its_card():
+    """A box's rectangle is a few pixels or degrees off the card, never off it."""
+    card = np.array([[100, 100], [350, 100], [350, 450], [100, 450]], np.float32)
+    rng = np.random.default_rng(0)
+    for _ in range(200):
+        q = loose_quad(card, rng)
+        x1, y1 = np.maximum(q.min(axis=0), card.min(axis=0))
+        x2, y2 = np.minimum(q.max(axis=0), card.max(axis=0))
+        inter = max(0.0, x2 - x1) * max(0.0, y2 - y1)
+        assert inter / (250 * 350) > 0.7
+        assert np.abs(q - card).max() > 2  # but off its outline
+
+
+def test_back_views_loose_adds_views_labelled_as_the_card():
+    x, y = back_views(60, ["drawn-sans", "gen-0"], seed=3, back_share=0.5, loose=1.0)
+    assert x.shape == (60, 3, VIEW_H, VIEW_W)
+    # each visible card is seen twice running, with the same label
+    assert any(y[i] == y[i + 1] != 2 for i in range(len(y) - 1))
+    plain = back_views(60, ["drawn-sans", "gen-0"], seed=3, back_share=0.5, loose=0.0)
+    assert not np.array_equal(plain[0], x)
 
 
 class _Corners:
@@ -245,18 +267,24 @@ def test_a_back_under_a_fanned_card_is_found():
 
 def test_a_back_under_a_pile_is_found_as_a_sibling_of_the_card_on_it():
     """Training-deck tuning scene 25 (seed 99): a back in a small pile,
-    under the face cards on it.  No rectangle its box gives reads it; a
-    card of the size of the face card the box overlaps most, turned as
-    that card is and centred on the box (``back_boxes_siblings``), reads
-    it as a back."""
+    under the face cards on it.  A card of the size of the face card its
+    box lies under, turned as that card is and centred on the box
+    (``back_boxes_siblings``), lies on the back's outline.  (With the
+    back check of the eleventh session no other rectangle of the box read
+    it; the check trained on loose rectangles since the twenty-first
+    reads it through the box's own rectangles too.)"""
     from tablecam.vision.detector import CardDetector, _iou
 
     scene, back = _tuning_scene(99, 25)
-    found = CardDetector().detect(scene.image)
-    before = CardDetector(back_boxes_siblings=False).detect(scene.image)
+    det = CardDetector()
+    found = det.detect(scene.image)
     assert [d.card for d in found if d.card == "back" and _iou(d.box, back) >= 0.5] == ["back"]
-    assert not any(d.card == "back" for d in before)
-    assert sorted(d.card for d in found if d.card != "back") == sorted(d.card for d in before) == ["C8", "H6", "ST"]
+    faces = [d for d in found if d.card != "back"]
+    assert sorted(d.card for d in faces) == ["C8", "H6", "ST"]
+    boxes = [b for b, _, _ in det.back_localiser.proposals(scene.image) if _iou(b, back) >= 0.5]
+    siblings = [q for b in boxes for q in det._siblings(b, det._face_under(b, faces))]
+    assert siblings and max(_iou(_box(q), back) for q in siblings) >= 0.8
+    assert not CardDetector(back_boxes_siblings=False)._siblings(boxes[0], det._face_under(boxes[0], faces))
 
 
 def test_the_back_localiser_ships_with_its_recipe():
@@ -320,32 +348,52 @@ def test_a_face_card_in_a_back_box_must_be_read_by_its_index_alone_too():
     assert "D7" in [d.card for d in CardDetector(back_boxes_faces=0.7, back_boxes_faces_index=0).detect(scene.image)]
 
 
-def test_a_lone_back_read_just_under_its_floor_is_lined_up_by_nudging():
-    """Training-deck tuning scene 37 (seed 99): a lone back on open table.
-    The back localiser boxes it (IoU 0.96), but the best of the box's
-    rectangles reads it 0.934 (its own true outline 0.934 too), under the
-    open table's floor of 0.95.  Climbing the back check's P(back) from
-    the two surest rectangles (``back_nudge``; 0.889 -> 0.963) lines one
-    up with the card: the back is found, the three clubs of the fan
-    beside it are the same.  (Off as shipped: the bench vetoed it, two
-    false cards on the real test photos.)"""
+def test_a_lone_back_is_read_through_a_rectangle_a_little_off_it():
+    """Training-deck tuning scene 37 (seed 99): a lone back on open table,
+    boxed by the back localiser (IoU 0.96).  The best of its box's
+    rectangles lies a few pixels off the card; the eleventh session's
+    check, which saw backs only through outlines 0.5-3% off, gave it
+    0.889, under the open table's floor of 0.95, and the back was
+    missed.  The check trained with a share of rectangles 3-12% off
+    (``backs.loose_quad``) reads it over the floor; the three clubs of
+    the fan beside it are the same."""
     from tablecam.vision.detector import CardDetector, _iou
 
     scene, back = _tuning_scene(99, 37)
+    found = CardDetector().detect(scene.image)
+    assert [d.card for d in found if d.card == "back" and _iou(d.box, back) >= 0.5] == ["back"]
+    assert sorted(d.card for d in found if d.card != "back") == ["CK", "CQ", "CT"]
+
+
+def test_a_back_on_a_pile_of_backs_is_lined_up_by_nudging():
+    """Training-deck tuning scene 18 (seed 99): two backs in a pile on a
+    checkered cloth, beside a five of hearts.  The back localiser boxes
+    the pile, but its box's rectangles straddle both backs and the back
+    check gives the best of them about 0.77, under the open table's
+    floor of 0.95.  Climbing the check's P(back) from the two surest
+    rectangles (``back_nudge``) lines one up with the top back (0.99):
+    it is found, and the face cards are the same.  (Off as shipped: with
+    the eleventh session's check the bench vetoed it, two false cards on
+    the real test photos, and with today's it reads a false back on a
+    real held-back photo.)"""
+    from tablecam.vision.detector import CardDetector, _iou
+
+    scene, _ = _tuning_scene(99, 18)
+    top = _box(next(c.quad for c in scene.cards if c.card == "back" and _box(c.quad)[0] < 300 and _box(c.quad)[1] < 300))
     found = CardDetector(back_nudge=4).detect(scene.image)
     before = CardDetector().detect(scene.image)
-    assert [d.card for d in found if d.card == "back" and _iou(d.box, back) >= 0.5] == ["back"]
-    assert not any(d.card == "back" for d in before)
-    assert sorted(d.card for d in found if d.card != "back") == sorted(d.card for d in before) == ["CK", "CQ", "CT"]
+    assert [d.card for d in found if d.card == "back" and _iou(d.box, top) >= 0.5] == ["back"]
+    assert not any(d.card == "back" and _iou(d.box, top) >= 0.5 for d in before)
+    assert sorted(d.card for d in found if d.card != "back") == sorted(d.card for d in before)
 
 
 def test_a_postcard_the_check_leans_to_weakly_is_not_climbed_into_a_back():
     """Real train photo IMG_2491: a painted postcard on a desk, boxed by
-    the back localiser.  Its best rectangle reads P(back) 0.41; climbed,
-    the check's P(back) reaches 0.973, over the floor.  A climb starts
-    only from a rectangle the check already leans to as a back
-    (``back_nudge_from`` 0.7; the lone back of tuning scene 37 starts at
-    0.889), so no back is reported; from 0.3 it would be."""
+    the back localiser.  A climb starts only from a rectangle the check
+    already leans to as a back (``back_nudge_from`` 0.7), so no back is
+    reported.  (With the eleventh session's check its best rectangle read
+    P(back) 0.41 and, climbed from 0.3, reached 0.973: a false back.  The
+    check trained on loose rectangles does not climb it even from 0.3.)"""
     from tablecam.vision.detector import CardDetector
 
     from tablecam.vision.evaluate import REAL_PHOTOS
@@ -355,7 +403,7 @@ def test_a_postcard_the_check_leans_to_weakly_is_not_climbed_into_a_back():
         pytest.skip("the real photos are not beside the repository")
     image = cv2.imread(str(path))
     assert not any(d.card == "back" for d in CardDetector(back_nudge=4).detect(image))
-    assert any(d.card == "back" for d in CardDetector(back_nudge=4, back_nudge_from=0.3).detect(image))
+    assert not any(d.card == "back" for d in CardDetector(back_nudge=4, back_nudge_from=0.3).detect(image))
 
 
 def _nudged(det, corner_read, p_back=0.8, under=None):

@@ -82,7 +82,7 @@ def register(sub) -> None:
     b = sub.add_parser("train-back-check",
                        help="train the whole-card check of face-down cards (needs the training venv with torch)")
     b.add_argument("--out", default="models", help="where back_check.onnx/.json/.pt are written")
-    b.add_argument("-n", "--samples", type=int, default=12000, help="views of cards in rendered scenes")
+    b.add_argument("-n", "--samples", type=int, default=16000, help="views of cards in rendered scenes")
     b.add_argument("--epochs", type=int, default=8)
     b.add_argument("--seed", type=int, default=0)
     b.add_argument("--threads", type=int, default=2)
@@ -92,6 +92,8 @@ def register(sub) -> None:
     b.add_argument("--decoys", type=int, default=1500,
                    help="views of what the localiser boxes on the real train photos away from the cards (none)")
     b.add_argument("--prints", type=int, default=1000, help="views of printed matter (none)")
+    b.add_argument("--loose", type=float, default=0.5,
+                   help="share of cards seen once more through a rectangle off their outline, as a box gives it")
     b.add_argument("--data-dir", default="data", help="cache for the rendered views")
     b.set_defaults(func=cmd_train_back_check)
 
@@ -249,7 +251,7 @@ def cmd_train_back_check(args) -> int:
     meta = train_back_check(Path(args.out), n=args.samples, epochs=args.epochs, seed=args.seed,
                             threads=args.threads, width=args.width, generated=args.generated_decks,
                             smoothing=args.smoothing, decoys=args.decoys, prints=args.prints,
-                            data_dir=Path(args.data_dir))
+                            loose=args.loose, data_dir=Path(args.data_dir))
     print(json.dumps({"wall_seconds": meta["recipe"]["wall_seconds"], "history": meta["history"][-1]}))
     return 0
 

@@ -294,10 +294,10 @@ def _to_onnx(net, path: Path, input_name: str, h: int, w: int) -> None:
                       dynamic_axes={input_name: {0: "n"}, "logits": {0: "n"}}, opset_version=17, dynamo=False)
 
 
-def train_back_check(out_dir: Path, n: int = 12000, epochs: int = 8, seed: int = 0, threads: int = 2,
+def train_back_check(out_dir: Path, n: int = 16000, epochs: int = 8, seed: int = 0, threads: int = 2,
                      data_dir: Path = Path("data"), batch: int = 128, lr: float = 3e-3, width: int = 12,
                      generated: int = 60, smoothing: float = 0.05, decoys: int = 1500, prints: int = 1000,
-                     progress: bool = True) -> dict:
+                     loose: float = 0.5, progress: bool = True) -> dict:
     """Train the whole-card back check (``backs.py``): ``n`` views of cards
     in rendered scenes of the training decks and ``generated`` generated
     designs (their backs), on the real train photos' floors, then export
@@ -310,7 +310,9 @@ def train_back_check(out_dir: Path, n: int = 12000, epochs: int = 8, seed: int =
     (a court card, a back's misfitted quad) on the tuning scenes.
     ``decoys`` adds that many views of what the localiser boxes on the
     real train photos away from the cards (:func:`~tablecam.vision.backs.real_decoys`),
-    ``prints`` that many views of printed matter, both ``none``."""
+    ``prints`` that many views of printed matter, both ``none``.
+    ``loose`` is the share of visible cards seen once more through a
+    rectangle off their outline, as a box gives it (:func:`~tablecam.vision.backs.loose_quad`)."""
     import torch
 
     from .backs import BACK_CLASSES, VIEW_H, VIEW_W, back_views
@@ -323,8 +325,9 @@ def train_back_check(out_dir: Path, n: int = 12000, epochs: int = 8, seed: int =
     torch.set_num_threads(threads)
     torch.use_deterministic_algorithms(True)
     decks = training_decks(generated)
-    x, y = _cached(data_dir / _set_name("backviews", n, seed, decks, generated),
-                   lambda: back_views(n, decks, seed=seed, reals=real_floors(), progress=progress))
+    kind = "backviews" + (f"-loose{loose:g}" if loose else "")
+    x, y = _cached(data_dir / _set_name(kind, n, seed, decks, generated),
+                   lambda: back_views(n, decks, seed=seed, reals=real_floors(), progress=progress, loose=loose))
     none = BACK_CLASSES.index("none")
     if decoys:
         from .backs import real_decoys
@@ -357,7 +360,7 @@ def train_back_check(out_dir: Path, n: int = 12000, epochs: int = 8, seed: int =
             "input": {"shape": [3, VIEW_H, VIEW_W], "scale": "1/255", "channels": "BGR", "view": "whole card"},
             "recipe": {"command": " ".join(sys.argv), "samples": int(len(xt)), "labels": np.bincount(y, minlength=3).tolist(),
                        "epochs": epochs, "seed": seed, "threads": threads, "generated_decks": generated,
-                       "smoothing": smoothing, "decoys": decoys, "prints": prints, "batch": batch, "lr": lr, "width": width, "train_decks": decks,
+                       "smoothing": smoothing, "decoys": decoys, "prints": prints, "loose": loose, "batch": batch, "lr": lr, "width": width, "train_decks": decks,
                        "data_seconds": round(t_data, 1), "wall_seconds": round(time.time() - t0, 1),
                        "torch": torch.__version__, "machine": platform.processor() or platform.machine()},
             "history": history}
