@@ -14,8 +14,9 @@ shows white paper with ink; a wrong quad shows table or half a card.  Its
 three classes are ``back``, ``face`` and ``none``.  It is trained on
 rendered table scenes (fans, piles, fingers, the real photos' floors as
 backgrounds; 35% of the cards face down), each card seen through its own
-quad moved as a localiser would find it, and wrong quads labelled ``none``
-(:func:`back_views`).  The detector asks it only about reads the corner
+quad moved as a localiser would find it, half of them once more through
+a rectangle a little off the card as a box gives it (:func:`loose_quad`),
+and wrong quads labelled ``none`` (:func:`back_views`).  The detector asks it only about reads the corner
 classifier leaned to ``back`` or ``none`` with some weight on ``back``
 (:class:`BackCheckedReader`).
 """
@@ -63,8 +64,9 @@ def loose_quad(quad: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     Why: a back's box gives rectangles inscribed in or fitted to an
     axis-aligned box, a few pixels or degrees off the card; a check that
     saw backs only through quads 0.5-3% off gave such rectangles P(back)
-    0.1-0.5 (a true back through its outline 5% smaller read 0.53 on
-    average), so backs boxed right were still missed."""
+    0.1-0.5 (a true back through its outline shrunk by 10%, wholly on
+    its pattern, read 0.53 on average), so backs boxed right were still
+    missed."""
     q = quad.astype(np.float32)
     c = q.mean(axis=0)
     side = np.array([np.linalg.norm(q[1] - q[0]), np.linalg.norm(q[3] - q[0])], np.float32)
