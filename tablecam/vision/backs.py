@@ -46,14 +46,15 @@ def card_view(card_bgr: np.ndarray) -> np.ndarray:
 
 def _wrong_quad(quad: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     """A card's quad moved off it: shifted by 40-80% of a side, or turned 30-60 degrees and shrunk."""
+    from .synth import turn_matrix  # training only: the detector never loads the renderer
+
     q = quad.astype(np.float32)
     c = q.mean(axis=0)
     u, v = q[1] - q[0], q[3] - q[0]
     if rng.random() < 0.6:
         return q + u * rng.uniform(0.4, 0.8) * rng.choice([-1, 1]) + v * rng.uniform(-0.5, 0.5) * (rng.random() < 0.5)
     a = math.radians(rng.uniform(30, 60)) * rng.choice([-1, 1])
-    rot = np.array([[math.cos(a), -math.sin(a)], [math.sin(a), math.cos(a)]], np.float32)
-    return ((q - c) * rng.uniform(0.6, 1.0)) @ rot.T + c
+    return ((q - c) * rng.uniform(0.6, 1.0)) @ turn_matrix(a).T + c
 
 
 def loose_quad(quad: np.ndarray, rng: np.random.Generator) -> np.ndarray:
@@ -67,18 +68,18 @@ def loose_quad(quad: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     0.1-0.5 (a true back through its outline shrunk by 10%, wholly on
     its pattern, read 0.53 on average), so backs boxed right were still
     missed."""
-    q = quad.astype(np.float32)
-    c = q.mean(axis=0)
-    side = np.array([np.linalg.norm(q[1] - q[0]), np.linalg.norm(q[3] - q[0])], np.float32)
+    from .synth import jittered_quad, turn_matrix
+
     mode = rng.random()
     if mode < 0.4:
-        return q + rng.normal(0, 1, (4, 2)).astype(np.float32) * side * rng.uniform(0.03, 0.07)
+        return jittered_quad(quad, rng, most=0.07, least=0.03)
+    q = quad.astype(np.float32)
+    c = q.mean(axis=0)
     if mode < 0.7:
-        a = math.radians(rng.uniform(3, 8)) * rng.choice([-1, 1])
-        rot = np.array([[math.cos(a), -math.sin(a)], [math.sin(a), math.cos(a)]], np.float32)
-        return (q - c) @ rot.T + c
+        return (q - c) @ turn_matrix(math.radians(rng.uniform(3, 8)) * rng.choice([-1, 1])).T + c
+    longer = max(np.linalg.norm(q[1] - q[0]), np.linalg.norm(q[3] - q[0]))
     s = rng.uniform(0.88, 0.95) if rng.random() < 0.5 else rng.uniform(1.05, 1.12)
-    return (q - c) * s + c + rng.uniform(-0.04, 0.04, 2).astype(np.float32) * side.max()
+    return (q - c) * s + c + rng.uniform(-0.04, 0.04, 2).astype(np.float32) * np.float32(longer)
 
 
 def back_views(n: int, decks: list[str], seed: int = 0, reals: list[np.ndarray] | None = None,

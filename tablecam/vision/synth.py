@@ -314,8 +314,7 @@ def offcorner_sample(face: np.ndarray, rng: np.random.Generator, pool: TexturePo
         quad = quad * rng.uniform(0.8, 1.1) + d
     else:  # turned: corners in the card's body or off it
         a = math.radians(rng.uniform(25, 65)) * rng.choice([-1, 1])
-        rot = np.array([[math.cos(a), -math.sin(a)], [math.sin(a), math.cos(a)]], np.float32)
-        quad = (quad * rng.uniform(0.6, 1.0)) @ rot.T + rng.normal(0, 15, 2).astype(np.float32)
+        quad = (quad * rng.uniform(0.6, 1.0)) @ turn_matrix(a).T + rng.normal(0, 15, 2).astype(np.float32)
     quad += np.array([pad + FACE_W / 2, pad + FACE_H / 2], np.float32)
     return _rectified_view(canvas, quad, rng)
 
@@ -459,12 +458,23 @@ def print_dataset(n: int, seed: int = 0):
     return np.stack(xs), np.full(n, CLASSES.index("none"), np.int64)
 
 
-def jittered_quad(quad: np.ndarray, rng: np.random.Generator, most: float = 0.03) -> np.ndarray:
-    """A card's quad with each corner moved by 0.5% to ``most`` of the card's
-    sides, as a localiser finds it."""
+def jittered_quad(quad: np.ndarray, rng: np.random.Generator, most: float = 0.03,
+                  least: float = 0.005) -> np.ndarray:
+    """A card's quad with each corner moved by ``least`` (0.5%) to ``most``
+    of the card's sides, as a localiser finds it."""
     q = quad.astype(np.float32)
     side = np.array([np.linalg.norm(q[1] - q[0]), np.linalg.norm(q[3] - q[0])], np.float32)
-    return q + rng.normal(0, 1, (4, 2)).astype(np.float32) * side * rng.uniform(0.005, most)
+    return q + rng.normal(0, 1, (4, 2)).astype(np.float32) * side * rng.uniform(least, most)
+
+
+def turn_matrix(angle: float) -> np.ndarray:
+    """The 2x2 float32 matrix turning points by ``angle`` radians (apply
+    as ``points @ turn_matrix(a).T``).
+
+    >>> turn_matrix(math.pi / 2).round(6).tolist()
+    [[0.0, -1.0], [1.0, 0.0]]
+    """
+    return np.array([[math.cos(angle), -math.sin(angle)], [math.sin(angle), math.cos(angle)]], np.float32)
 
 
 def pile_dataset(n: int, decks: list[str], seed: int = 0, seen: float = 0.8, covered: float = 0.3):
