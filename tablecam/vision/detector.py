@@ -243,6 +243,20 @@ class CardDetector:
         i = int(np.argmax(p))
         return self.classes[i], float(p[i]), _top_probs(p, self.classes)
 
+    def read_quad(self, image_bgr: np.ndarray, quad: np.ndarray) -> tuple[str, float, bool]:
+        """What one quad of a picture shows, read as a found card is
+        (:meth:`read_found`): the likeliest class, its probability, and
+        whether detect() would take the read (not ``none``, over its floor).
+
+        Why: read through a card's true outline it is what detect() could
+        say of that card with a perfect localiser - the classifier's share
+        of a miss (:func:`~tablecam.vision.evaluate.outline_ceiling`)."""
+        from .localise import warp_card
+
+        p = self.read_found([warp_card(image_bgr, quad)])[0]
+        i = int(np.argmax(p))
+        return self.classes[i], float(p[i]), self._read(p)[0] >= 0
+
     def detect(self, image_bgr: np.ndarray) -> list[Detection]:
         """All cards in a BGR image, one Detection per card."""
         from .localise import find_cards, warp_card
