@@ -571,16 +571,20 @@ def test_outline_ceiling_reads_cards_through_their_true_outline():
     lying apart read right through it and over detect()'s floor; a quad on
     bare table is not taken as a card."""
     from tablecam.vision.detector import CardDetector
-    from tablecam.vision.evaluate import outline_ceiling
+    from tablecam.vision.evaluate import missed_cards, outline_ceiling, outline_reads
     from tablecam.vision.faces import training_decks
     from tablecam.vision.synth import render_scene
 
     det = CardDetector()
     rng = np.random.default_rng(98)
     scenes = [render_scene(rng, training_decks(), size=(1280, 720), overlap=False, fingers=False) for _ in range(3)]
-    n, top1, over = (sum(v) for v in zip(*(outline_ceiling(det, sc) for sc in scenes)))
-    assert over <= top1 <= n and n >= 6
-    assert over >= n - 1, (n, top1, over)
+    reads = [r for sc in scenes for r in outline_reads(det, sc)]
+    r = outline_ceiling(reads)
+    n = r["outline_visible"]
+    assert n == sum(c.visible for sc in scenes for c in sc.cards) >= 6
+    assert r["outline_recall"] <= r["outline_top1"] and r["outline_recall"] >= (n - 1) / n, reads
+    assert r["outline_visible_backs"] >= 1 and r["outline_recall_backs"] == 1.0
+    assert missed_cards([], scenes[0]) == [c for c in scenes[0].cards if c.visible]
     sc = scenes[0]
     card = next(c for c in sc.cards if c.visible)
     read, conf, taken = det.read_quad(sc.image, card.quad)

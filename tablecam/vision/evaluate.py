@@ -18,8 +18,9 @@ its 95% interval (:func:`wilson`, keys ending ``_ci``).
   decks, with and without overlaps and fingers: per-card precision/recall
   (a detection is right when its card code and box match a visible card).
   With ``ceiling`` each visible card is also read through its own true
-  outline (:func:`outline_ceiling`): the recall a perfect localiser would
-  give with the shipped classifier and floors.
+  outline (:func:`outline_reads`, :func:`outline_ceiling`): about the
+  recall a perfect localiser would give with the shipped classifier and
+  floors.
 """
 
 from __future__ import annotations
@@ -236,12 +237,28 @@ def score_scene(dets: list, scene) -> tuple[int, int, int, int]:
     """(true positives, false positives, missed visible cards, true positives
     of cards whose index corners are both covered) for one rendered scene: a
     detection is right when its code and box (IoU >= 0.5) match a card."""
-    gts = [(c.card, tuple(c.quad.min(axis=0)) + tuple(c.quad.max(axis=0)), c.visible) for c in scene.cards]
+    found, fp = _pair_scene(dets, scene)
+    fn = sum(1 for gi, c in enumerate(scene.cards) if c.visible and gi not in found)
+    return len(found), fp, fn, sum(1 for gi in found if not scene.cards[gi].visible)
+
+
+def missed_cards(dets: list, scene) -> list:
+    """The visible cards of a rendered scene that no detection matches, as
+    :func:`score_scene` counts them."""
+    found, _ = _pair_scene(dets, scene)
+    return [c for gi, c in enumerate(scene.cards) if c.visible and gi not in found]
+
+
+def _pair_scene(dets: list, scene) -> tuple[set[int], int]:
+    """(indices of the scene's cards a detection matches, false detections):
+    surest detection first, each to the card of its code whose box it
+    overlaps most, at IoU 0.5 or more."""
+    gts = [(c.card, tuple(c.quad.min(axis=0)) + tuple(c.quad.max(axis=0))) for c in scene.cards]
     used: set[int] = set()
-    tp = fp = hidden_ok = 0
+    fp = 0
     for d in sorted(dets, key=lambda d: -d.conf):
         best, bi = 0.0, -1
-        for gi, (code, box, vis) in enumerate(gts):
+        for gi, (code, box) in enumerate(gts):
             if gi in used or code != d.card:
                 continue
             s = _iou(d.box, box)
@@ -249,13 +266,9 @@ def score_scene(dets: list, scene) -> tuple[int, int, int, int]:
                 best, bi = s, gi
         if bi >= 0 and best >= 0.5:
             used.add(bi)
-            tp += 1
-            if not gts[bi][2]:
-                hidden_ok += 1
         else:
             fp += 1
-    fn = sum(1 for gi, g in enumerate(gts) if g[2] and gi not in used)
-    return tp, fp, fn, hidden_ok
+    return used, fp
 
 
 def score_scenes(results) -> dict:
@@ -271,10 +284,10 @@ def score_scenes(results) -> dict:
             "precision_ci": wilson(tp, tp + fp), "recall_ci": wilson(tp_vis, tp_vis + fn)}
 
 
-def outline_ceiling(detector, scene) -> tuple[int, int, int]:
-    """(visible cards, read right through their true outline at any
-    confidence, read right and over detect()'s floor) for one rendered
-    scene.
+def outline_reads(detector, scene) -> list[tuple[str, str, bool]]:
+    """(card, its read, taken) for each visible card of a rendered scene
+    read through its own true outline: the read's likeliest class and
+    whether detect() would take it (not ``none``, over its floor).
 
     Why: detect() misses a card either because no quad it tries lies on
     the card (the localisers and the quads drawn from their boxes) or
@@ -282,17 +295,36 @@ def outline_ceiling(detector, scene) -> tuple[int, int, int]:
     quad.  Reading every visible card through its own true outline
     (:meth:`~tablecam.vision.detector.CardDetector.read_quad`) takes the
     first cause away, so it tells the two apart: the share read right and
-    over the floor is about the most recall a perfect localiser would give
+    taken is about the most recall a perfect localiser would give
     (detect() reads a card through several quads and its index windows, so
     now and then it reads one the true outline does not)."""
-    n = top1 = over = 0
+    out = []
     for card in scene.cards:
         if card.visible:
             read, _, taken = detector.read_quad(scene.image, card.quad)
-            n += 1
-            top1 += read == card.card
-            over += read == card.card and taken
-    return n, top1, over
+            out.append((card.card, read, taken))
+    return out
+
+
+def outline_ceiling(reads: list[tuple[str, str, bool]]) -> dict:
+    """:func:`outline_reads` of any number of scenes summed up: the share
+    of the visible cards read right (``outline_top1``) and read right and
+    taken (``outline_recall``, with its interval), for all cards and for
+    the face-down ones (``*_backs``).
+
+    >>> r = outline_ceiling([("S2", "S2", True), ("HT", "HT", False), ("back", "back", True), ("back", "none", False)])
+    >>> r["outline_top1"], r["outline_recall"], r["outline_recall_backs"], r["outline_visible_backs"]
+    (0.75, 0.5, 0.5, 2)
+    """
+    backs = [r for r in reads if r[0] == "back"]
+
+    def share(rows, taken: bool) -> int:
+        return sum(1 for card, read, ok in rows if read == card and (ok or not taken))
+
+    n, nb = len(reads), len(backs)
+    return {"outline_visible": n, "outline_top1": share(reads, False) / max(1, n),
+            "outline_recall": share(reads, True) / max(1, n), "outline_recall_ci": wilson(share(reads, True), n),
+            "outline_visible_backs": nb, "outline_recall_backs": share(backs, True) / max(1, nb)}
 
 
 def eval_scenes(n: int = 50, seed: int = 7, overlap: bool = True, decks: list[str] | None = None,
@@ -310,7 +342,8 @@ def eval_scenes(n: int = 50, seed: int = 7, overlap: bool = True, decks: list[st
     decks = decks or HELD_OUT_DECKS
     rng = np.random.default_rng(seed)
     secs = [0.0]
-    outline = [0, 0, 0]
+    reads: list[tuple[str, str, bool]] = []
+    backs = [0, 0]  # visible face-down cards, and those missed
 
     def results():  # one scene in memory at a time
         for _ in range(n):
@@ -318,15 +351,16 @@ def eval_scenes(n: int = 50, seed: int = 7, overlap: bool = True, decks: list[st
             t = time.perf_counter()
             dets = det.detect(sc.image)
             secs[0] += time.perf_counter() - t
+            backs[0] += sum(1 for c in sc.cards if c.visible and c.card == "back")
+            backs[1] += sum(1 for c in missed_cards(dets, sc) if c.card == "back")
             if ceiling:
-                outline[:] = [a + b for a, b in zip(outline, outline_ceiling(det, sc))]
+                reads.extend(outline_reads(det, sc))
             yield dets, sc
 
     scores = score_scenes(results())
-    out = {**scores, "scenes": n, "overlap": overlap, "ms_per_image": 1000 * secs[0] / max(1, n)}
+    out = {**scores, "scenes": n, "overlap": overlap, "ms_per_image": 1000 * secs[0] / max(1, n),
+           "visible_backs": backs[0], "fn_backs": backs[1]}
     if ceiling:
-        vis, top1, over = outline
-        out.update(outline_top1=top1 / max(1, vis), outline_recall=over / max(1, vis),
-                   outline_recall_ci=wilson(over, vis), outline_visible=vis,
-                   recall_of_ceiling=scores["recall"] / max(1e-9, over / max(1, vis)))
+        out.update(outline_ceiling(reads))
+        out["recall_of_ceiling"] = scores["recall"] / max(1e-9, out["outline_recall"])
     return out
