@@ -4,7 +4,7 @@ the localisation's?
 detect() against its own physical limit: each visible card of the same
 rendered scenes is also read through its true outline, as a perfect
 localiser would hand it to the classifier, and held to detect()'s floor
-(`evaluate.outline_ceiling`).  Prints, per scene set, detect()'s recall,
+(`evaluate.outline_reads`, summed up by `evaluate.outline_ceiling`).  Prints, per scene set, detect()'s recall,
 that outline recall and the ratio of the two, with the raw counts, as one
 JSON object (a readable summary on stderr).
 

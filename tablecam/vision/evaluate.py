@@ -318,8 +318,8 @@ def outline_ceiling(reads: list[tuple[str, str, bool]]) -> dict:
     """
     backs = [r for r in reads if r[0] == "back"]
 
-    def share(rows, taken: bool) -> int:
-        return sum(1 for card, read, ok in rows if read == card and (ok or not taken))
+    def share(rows, need_taken: bool) -> int:
+        return sum(1 for card, read, taken in rows if read == card and (taken or not need_taken))
 
     n, nb = len(reads), len(backs)
     return {"outline_visible": n, "outline_top1": share(reads, False) / max(1, n),
@@ -333,7 +333,9 @@ def eval_scenes(n: int = 50, seed: int = 7, overlap: bool = True, decks: list[st
     scenes; with ``ceiling`` also the classifier's reads of the same scenes'
     visible cards through their true outlines (:func:`outline_ceiling`):
     ``outline_top1`` (read right), ``outline_recall`` (read right over the
-    floor) and ``recall_of_ceiling``, detect()'s recall against that."""
+    floor) and ``recall_of_ceiling``, detect()'s recall against that.
+    ``visible_backs`` and ``fn_backs`` count the face-down cards among the
+    visible and the missed ones: the two kinds miss for different reasons."""
     from .detector import load_detector
     from .faces import HELD_OUT_DECKS
     from .synth import render_scene
