@@ -49,11 +49,8 @@ def main() -> int:
     out = {}
     for name, kw in sets:
         r = evaluate.eval_scenes(args.scenes, detector=det, ceiling=True, **kw)
-        out[name] = {k: r[k] for k in ("recall", "recall_ci", "precision", "tp", "fp", "fn", "visible_backs",
-                                       "fn_backs", "outline_visible", "outline_top1", "outline_recall",
-                                       "outline_recall_ci", "outline_visible_backs", "outline_recall_backs",
-                                       "recall_of_ceiling")}
-        nb = r["visible_backs"]
+        out[name] = r
+        nb = r["outline_visible_backs"]
         print(f"{name}: detect() recall {r['recall']:.3f} ({r['fn']} of {r['outline_visible']} visible missed, "
               f"{r['fn_backs']} of them of {nb} backs); through the true outlines {r['outline_recall']:.3f} over the "
               f"floor ({round(r['outline_recall_backs'] * nb)} of the {nb} backs), {r['outline_top1']:.3f} top-1; "

@@ -16,9 +16,9 @@ rendered table scenes (fans, piles, fingers, the real photos' floors as
 backgrounds; 35% of the cards face down), each card seen through its own
 quad moved as a localiser would find it, half of them once more through
 a rectangle a little off the card as a box gives it (:func:`loose_quad`),
-and wrong quads labelled ``none`` (:func:`back_views`).  The detector asks it only about reads the corner
-classifier leaned to ``back`` or ``none`` with some weight on ``back``
-(:class:`BackCheckedReader`).
+and wrong quads labelled ``none`` (:func:`back_views`).  The detector asks
+it only about reads the corner classifier leaned to ``back`` or ``none``
+with some weight on ``back`` (:class:`BackCheckedReader`).
 """
 
 from __future__ import annotations

@@ -233,26 +233,16 @@ def eval_heldout_crops(n_per_card: int = 20, seed: int = 123, decks: list[str] |
             "top1_ci": wilson(n_all - len(confusions), n_all)}
 
 
-def score_scene(dets: list, scene) -> tuple[int, int, int, int]:
-    """(true positives, false positives, missed visible cards, true positives
-    of cards whose index corners are both covered) for one rendered scene: a
-    detection is right when its code and box (IoU >= 0.5) match a card."""
-    found, fp = _pair_scene(dets, scene)
-    fn = sum(1 for gi, c in enumerate(scene.cards) if c.visible and gi not in found)
-    return len(found), fp, fn, sum(1 for gi in found if not scene.cards[gi].visible)
-
-
 def missed_cards(dets: list, scene) -> list:
     """The visible cards of a rendered scene that no detection matches, as
-    :func:`score_scene` counts them."""
-    found, _ = _pair_scene(dets, scene)
-    return [c for gi, c in enumerate(scene.cards) if c.visible and gi not in found]
+    :func:`score_scenes` counts them."""
+    return _pair_scene(dets, scene)[2]
 
 
-def _pair_scene(dets: list, scene) -> tuple[set[int], int]:
-    """(indices of the scene's cards a detection matches, false detections):
-    surest detection first, each to the card of its code whose box it
-    overlaps most, at IoU 0.5 or more."""
+def _pair_scene(dets: list, scene) -> tuple[set[int], int, list]:
+    """(indices of the scene's cards a detection matches, false detections,
+    the visible cards none matches): surest detection first, each to the
+    card of its code whose box it overlaps most, at IoU 0.5 or more."""
     gts = [(c.card, tuple(c.quad.min(axis=0)) + tuple(c.quad.max(axis=0))) for c in scene.cards]
     used: set[int] = set()
     fp = 0
@@ -268,20 +258,27 @@ def _pair_scene(dets: list, scene) -> tuple[set[int], int]:
             used.add(bi)
         else:
             fp += 1
-    return used, fp
+    return used, fp, [c for gi, c in enumerate(scene.cards) if c.visible and gi not in used]
 
 
 def score_scenes(results) -> dict:
     """Per-card precision and recall over ``(detections, scene)`` pairs:
     recall counts the visible cards (a card read although both its index
-    corners are covered is a true positive, not a visible card found)."""
-    tp = fp = fn = hidden_ok = 0
+    corners are covered is a true positive, not a visible card found); a
+    detection is right when its code and box (IoU >= 0.5) match a card.
+    ``visible_backs`` and ``fn_backs`` count the face-down cards among the
+    visible and the missed ones: the two kinds miss for different reasons."""
+    tp = fp = fn = hidden_ok = backs = fn_backs = 0
     for dets, sc in results:
-        a, b, c, d = score_scene(dets, sc)
-        tp, fp, fn, hidden_ok = tp + a, fp + b, fn + c, hidden_ok + d
+        found, false, missed = _pair_scene(dets, sc)
+        tp, fp, fn = tp + len(found), fp + false, fn + len(missed)
+        hidden_ok += sum(1 for gi in found if not sc.cards[gi].visible)
+        backs += sum(1 for c in sc.cards if c.visible and c.card == "back")
+        fn_backs += sum(1 for c in missed if c.card == "back")
     tp_vis = tp - hidden_ok
     return {"precision": tp / max(1, tp + fp), "recall": tp_vis / max(1, tp_vis + fn), "tp": tp, "fp": fp, "fn": fn,
-            "precision_ci": wilson(tp, tp + fp), "recall_ci": wilson(tp_vis, tp_vis + fn)}
+            "precision_ci": wilson(tp, tp + fp), "recall_ci": wilson(tp_vis, tp_vis + fn),
+            "visible_backs": backs, "fn_backs": fn_backs}
 
 
 def outline_reads(detector, scene) -> list[tuple[str, str, bool]]:
@@ -321,9 +318,9 @@ def outline_ceiling(reads: list[tuple[str, str, bool]]) -> dict:
     def share(rows, need_taken: bool) -> int:
         return sum(1 for card, read, taken in rows if read == card and (taken or not need_taken))
 
-    n, nb = len(reads), len(backs)
+    n, nb, right = len(reads), len(backs), share(reads, True)
     return {"outline_visible": n, "outline_top1": share(reads, False) / max(1, n),
-            "outline_recall": share(reads, True) / max(1, n), "outline_recall_ci": wilson(share(reads, True), n),
+            "outline_recall": right / max(1, n), "outline_recall_ci": wilson(right, n),
             "outline_visible_backs": nb, "outline_recall_backs": share(backs, True) / max(1, nb)}
 
 
@@ -333,9 +330,7 @@ def eval_scenes(n: int = 50, seed: int = 7, overlap: bool = True, decks: list[st
     scenes; with ``ceiling`` also the classifier's reads of the same scenes'
     visible cards through their true outlines (:func:`outline_ceiling`):
     ``outline_top1`` (read right), ``outline_recall`` (read right over the
-    floor) and ``recall_of_ceiling``, detect()'s recall against that.
-    ``visible_backs`` and ``fn_backs`` count the face-down cards among the
-    visible and the missed ones: the two kinds miss for different reasons."""
+    floor) and ``recall_of_ceiling``, detect()'s recall against that."""
     from .detector import load_detector
     from .faces import HELD_OUT_DECKS
     from .synth import render_scene
@@ -345,7 +340,6 @@ def eval_scenes(n: int = 50, seed: int = 7, overlap: bool = True, decks: list[st
     rng = np.random.default_rng(seed)
     secs = [0.0]
     reads: list[tuple[str, str, bool]] = []
-    backs = [0, 0]  # visible face-down cards, and those missed
 
     def results():  # one scene in memory at a time
         for _ in range(n):
@@ -353,15 +347,12 @@ def eval_scenes(n: int = 50, seed: int = 7, overlap: bool = True, decks: list[st
             t = time.perf_counter()
             dets = det.detect(sc.image)
             secs[0] += time.perf_counter() - t
-            backs[0] += sum(1 for c in sc.cards if c.visible and c.card == "back")
-            backs[1] += sum(1 for c in missed_cards(dets, sc) if c.card == "back")
             if ceiling:
                 reads.extend(outline_reads(det, sc))
             yield dets, sc
 
     scores = score_scenes(results())
-    out = {**scores, "scenes": n, "overlap": overlap, "ms_per_image": 1000 * secs[0] / max(1, n),
-           "visible_backs": backs[0], "fn_backs": backs[1]}
+    out = {**scores, "scenes": n, "overlap": overlap, "ms_per_image": 1000 * secs[0] / max(1, n)}
     if ceiling:
         out.update(outline_ceiling(reads))
         out["recall_of_ceiling"] = scores["recall"] / max(1e-9, out["outline_recall"])
