@@ -113,6 +113,8 @@ KNOBS: list[tuple[str, str, type, str, str]] = [
     ("--back-boxes-faces-lean", "back_boxes_faces_lean", float, "0.2", "... of the rectangles the back check "
      "sees as a face at least this"),
     ("--back-boxes-faces-quads", "back_boxes_faces_quads", int, "6", "... the surest this many a box"),
+    ("--back-boxes-oriented", "back_boxes_oriented", bool, "1", "1: an oriented-box back localiser's own quad "
+     "of each box is read too, 0: only the rectangles of its axis-aligned bounds"),
     ("--sibling-turn", "sibling_turn", float, "0.15", "... turned by this much (radians) each way, and not"),
     ("--sibling-shift", "sibling_shift", float, "0.06", "... moved by this share of the box each way, and not"),
     ("--side-suits", "side_suits", bool, "1", "1: a final read split between two suits of one rank "

@@ -128,6 +128,7 @@ class CardDetector:
                  back_boxes_found_iou: float = 0.9, back_boxes_check: float = 0.5,
                  back_boxes_siblings: bool = True, back_boxes_faces: float = 1.01, back_boxes_faces_index: float = 0.6,
                  back_boxes_faces_lean: float = 0.2, back_boxes_faces_quads: int = 6,
+                 back_boxes_oriented: bool = True,
                  sibling_turn: float = 0.15, sibling_shift: float = 0.06,
                  hidden_seen: float = 0.4,
                  side_suits: bool = True, index_fit: bool = True, index_fit_shift: float = 0.25,
@@ -171,6 +172,7 @@ class CardDetector:
         self.back_boxes_faces_index = back_boxes_faces_index
         self.back_boxes_faces_lean = back_boxes_faces_lean
         self.back_boxes_faces_quads = back_boxes_faces_quads
+        self.back_boxes_oriented = back_boxes_oriented
         self.sibling_turn = sibling_turn
         self.sibling_shift = sibling_shift
         self.hidden_seen = hidden_seen
@@ -563,8 +565,10 @@ class CardDetector:
         A box overlapping a card found by more than
         ``back_boxes_found_iou`` is that card and is passed over (with
         ``back_boxes_new`` under 1, so is one a card-localiser box matches
-        by more than that).  The rest are read through the rectangles
-        inscribed in the box, the local quads, the fitted ones and, in a
+        by more than that).  The rest are read through the oriented
+        box's own quad (an oriented-box model's, with
+        ``back_boxes_oriented``; the shipped model gives boxes only), the
+        rectangles inscribed in the box, the local quads, the fitted ones and, in a
         box on a found face card, that card's siblings (:meth:`_face_under`, :meth:`_siblings`),
         as a found card is read (with the back check); with ``back_boxes_check``
         only the rectangles the back check alone gives that P(back) are
@@ -585,15 +589,18 @@ class CardDetector:
         from .localise import warp_card
         from .proposals import box_quads, fitted_quads, local_quads
 
-        boxes = [b for b, _, _ in self.back_localiser.proposals(image_bgr)
-                 if not any(_iou(b, p[0]) > self.back_boxes_new for p in props)
-                 and not any(_iou(b, d.box) > self.back_boxes_found_iou for d in dets)]
-        if not boxes:
+        kept = [(b, q) for b, _, q in self.back_localiser.proposals(image_bgr)
+                if not any(_iou(b, p[0]) > self.back_boxes_new for p in props)
+                and not any(_iou(b, d.box) > self.back_boxes_found_iou for d in dets)]
+        if not kept:
             return []
+        boxes = [b for b, _ in kept]
+        # an oriented-box model says how the card lies: its quad is the card's own outline
+        oriented = [[q] if q is not None and self.back_boxes_oriented else [] for _, q in kept]
         width = _usual_width(dets)
         under = [self._face_under(b, dets) for b in boxes]
         quads = [(bi, q) for bi, b in enumerate(boxes)
-                 for q in box_quads(b) + local_quads(image_bgr, b)
+                 for q in oriented[bi] + box_quads(b) + local_quads(image_bgr, b)
                  + (fitted_quads(image_bgr, b, top=self.back_boxes_fitted, width=width)
                     if self.back_boxes_fitted else [])
                  + self._siblings(b, under[bi])]
