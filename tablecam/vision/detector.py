@@ -565,11 +565,12 @@ class CardDetector:
         A box overlapping a card found by more than
         ``back_boxes_found_iou`` is that card and is passed over (with
         ``back_boxes_new`` under 1, so is one a card-localiser box matches
-        by more than that).  The rest are read through the oriented
-        box's own quad (an oriented-box model's, with
-        ``back_boxes_oriented``; the shipped model gives boxes only), the
-        rectangles inscribed in the box, the local quads, the fitted ones and, in a
-        box on a found face card, that card's siblings (:meth:`_face_under`, :meth:`_siblings`),
+        by more than that).  The rest are read through the box's own quad
+        when the model gives oriented boxes (``back_boxes_oriented``; the
+        shipped stage 4 gives axis-aligned ones, the oriented stage 5 did
+        not find more backs), the rectangles inscribed in the box, the
+        local quads, the fitted ones and, in a box on a found face card,
+        that card's siblings (:meth:`_face_under`, :meth:`_siblings`),
         as a found card is read (with the back check); with ``back_boxes_check``
         only the rectangles the back check alone gives that P(back) are
         read (a third of the step's cost; the same cards).  With
