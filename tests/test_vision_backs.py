@@ -356,9 +356,9 @@ def test_a_degenerate_back_localiser_box_is_passed_over():
 def _unseen_scene(index: int):
     """Scene ``index`` of the unseen-design tuning set (``bench/vision/tune.py``:
     seed 97, the generated designs no classifier stage trained on)."""
-    from tablecam.vision.designs import VALIDATION_DESIGNS, generated_decks
+    from tablecam.vision.designs import validation_designs
 
-    return _tuning_scene(97, index, generated_decks(VALIDATION_DESIGNS.stop)[VALIDATION_DESIGNS.start:])[0]
+    return _tuning_scene(97, index, validation_designs())[0]
 
 
 def test_a_face_card_only_a_back_box_frames_is_found():

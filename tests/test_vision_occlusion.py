@@ -85,12 +85,12 @@ def test_second_read_of_a_found_card_is_dropped_in_a_rendered_pile():
     the five of clubs is also read, through a rectangle a few pixels off,
     as a three; with the rule the detector reports exactly the six cards
     on the table."""
-    from tablecam.vision.designs import VALIDATION_DESIGNS, generated_decks
+    from tablecam.vision.designs import validation_designs
     from tablecam.vision.detector import CardDetector
     from tablecam.vision.synth import render_scene
 
     rng = np.random.default_rng(97)
-    designs = generated_decks(VALIDATION_DESIGNS.stop)[VALIDATION_DESIGNS.start:]
+    designs = validation_designs()
     for _ in range(5):
         scene = render_scene(rng, designs, size=(1280, 720))
     truth = sorted(str(c.card) for c in scene.cards if c.visible)

@@ -35,17 +35,16 @@ def main() -> int:
     args = ap.parse_args()
 
     from tablecam.vision import evaluate
-    from tablecam.vision.designs import VALIDATION_DESIGNS, generated_decks
+    from tablecam.vision.designs import validation_designs
     from tablecam.vision.detector import CardDetector
     from tablecam.vision.faces import training_decks
 
     det = CardDetector(args.model_dir)
     sets = [("held-out overlap", dict(seed=7, overlap=True)), ("held-out apart", dict(seed=7, overlap=False))]
     if args.tuning:
-        unseen = generated_decks(VALIDATION_DESIGNS.stop)[VALIDATION_DESIGNS.start:]
         sets += [("tuning training decks", dict(seed=99, overlap=True, decks=training_decks())),
                  ("tuning cards apart", dict(seed=98, overlap=False, decks=training_decks())),
-                 ("tuning unseen designs", dict(seed=97, overlap=True, decks=unseen))]
+                 ("tuning unseen designs", dict(seed=97, overlap=True, decks=validation_designs()))]
     out = {}
     for name, kw in sets:
         r = evaluate.eval_scenes(args.scenes, detector=det, ceiling=True, **kw)

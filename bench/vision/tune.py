@@ -159,9 +159,9 @@ def main() -> int:
     from tablecam.vision.synth import render_scene
 
     if args.design_val:
-        from tablecam.vision.designs import VALIDATION_DESIGNS, generated_decks
+        from tablecam.vision.designs import validation_designs
 
-        unseen = generated_decks(VALIDATION_DESIGNS.start + args.design_val)[VALIDATION_DESIGNS.start:]
+        unseen = validation_designs(args.design_val)
         for pips in (float(v) for v in args.pips.split(",")):
             r = evaluate.eval_heldout_crops(n_per_card=4, seed=321, decks=unseen,
                                             detector=CardDetector(args.model_dir, localiser=False, pips=pips,
@@ -178,10 +178,10 @@ def main() -> int:
     rng = np.random.default_rng(98)
     apart = [render_scene(rng, decks, size=(1280, 720), overlap=False, fingers=False) for _ in range(args.apart)]
     if args.unseen:
-        from tablecam.vision.designs import VALIDATION_DESIGNS, generated_decks
+        from tablecam.vision.designs import validation_designs
 
         rng = np.random.default_rng(97)
-        designs = generated_decks(VALIDATION_DESIGNS.stop)[VALIDATION_DESIGNS.start:]
+        designs = validation_designs()
         unseen = [render_scene(rng, designs, size=(1280, 720)) for _ in range(args.unseen)]
 
     def score(det, sets) -> tuple[float, float]:

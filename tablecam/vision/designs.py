@@ -56,6 +56,17 @@ def generated_decks(n: int) -> list[str]:
     return [f"{PREFIX}{k}" for k in range(n)]
 
 
+def validation_designs(n: int | None = None) -> list[str]:
+    """The first ``n`` (all, by default) of the generated designs no model
+    trains on (:data:`VALIDATION_DESIGNS`): the tuning sets' unseen packs.
+
+    >>> validation_designs(2), len(validation_designs())
+    (['gen-60', 'gen-61'], 40)
+    """
+    count = len(VALIDATION_DESIGNS) if n is None else min(n, len(VALIDATION_DESIGNS))
+    return generated_decks(VALIDATION_DESIGNS.start + count)[VALIDATION_DESIGNS.start:]
+
+
 def training_designs(n: int) -> list[str]:
     """The ``n`` generated designs a model may train on: the first 60, then
     from ``gen-100`` on, past the validation designs.
