@@ -27,6 +27,7 @@ from __future__ import annotations
 import importlib
 from typing import Any, Iterable, Iterator
 
+from .cards import Seat
 from .events import EVENT_TYPES, Event
 from .findings import Finding, bad_event
 
@@ -78,6 +79,21 @@ class BoardEngine:
         return []
 
     # -- helpers for subclasses --------------------------------------------
+    def dealer_or_north(self, early: list[Finding]) -> Seat:
+        """The board event's dealer; North when it names none.
+
+        The deal still replays (a shoe or camera may start a deal before the
+        operator names the dealer), but the guess is put on record: a
+        ``bad_event`` finding goes to ``early``, the findings the engine
+        raises before its first event.
+        """
+        dealer = self.board_event.get("dealer")
+        if dealer is None:
+            early.append(bad_event("The board event names no dealer; assuming North deals.",
+                                   self.board_event.index, self.board))
+            return Seat.N
+        return dealer
+
     def emit(self, finding: Finding) -> Finding:
         if finding.board is None:
             finding.board = self.board

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 from tablecam.rules.vira.sample import complete_deal, deal_order
-from vira_helpers import DATA, fold, of, replay, score
+from vira_helpers import DATA, fold, of, raw, replay, score
 
 
 def test_vira_deal_order_from_forehand_4_then_3_3_3():
@@ -123,3 +123,16 @@ def test_vira_board_setup_errors_are_reported_not_fatal():
     assert [f.kind for f in out] == ["bad_event", "score"] and str(b.sit_out) == "W"
     out, b = fold([{"type": "board", "game": "vira", "board": 4, "dealer": "W", "players": "NES"}, {"type": "end"}])
     assert out[0].kind == "bad_event" and "W" in [str(s) for s in b.active]
+
+
+def test_vira_board_without_dealer_is_flagged_and_still_replays():
+    """A board event with no dealer (the operator has not named one yet) replays as if North dealt,
+    as before, but the guess is now on record instead of silent."""
+    ev = raw("vira-8-spel-hemma")
+    assert ev[0]["dealer"] == "N"
+    del ev[0]["dealer"]
+    out, b = fold(ev)
+    flagged = [f for f in of(out, "bad_event") if "no dealer" in f.message]
+    assert len(flagged) == 1 and flagged[0].event == 0 and str(b.dealer) == "N"
+    with_dealer = fold(raw("vira-8-spel-hemma"))[0]
+    assert score(out) == score(with_dealer)  # the deal is judged as it was with North named

@@ -50,12 +50,7 @@ class PidroBoard(BoardEngine):
             self.rules = load_ruleset(GAME, None, "sou", None)
             self._pending.append(bad_event(f"Pidro rule table not found ({e}); using the SÖU default.",
                                            board_event.index, self.board))
-        dealer = board_event.get("dealer")
-        if dealer is None:
-            dealer = Seat.N
-            self._pending.append(bad_event("The board event names no dealer; assuming North deals.",
-                                           board_event.index, self.board))
-        self.dealer: Seat = dealer
+        self.dealer: Seat = self.dealer_or_north(self._pending)
         session = (ruleset or {}).get("session")
         self.match_state: dict[str, Any] | None = session if isinstance(session, dict) else None
         last = (self.match_state or {}).get("dealer")

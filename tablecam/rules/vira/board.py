@@ -54,7 +54,7 @@ class ViraBoard(BiddingMixin, PurchaseMixin, PlayMixin, OutcomeMixin, BoardEngin
                                          board_event.index, self.board))
             self.rules = load_ruleset(None)
         raw = board_event.raw or {}
-        self.dealer: Seat = board_event.get("dealer") or Seat.N
+        self.dealer: Seat = self.dealer_or_north(self._early)
         self.players: list[Seat] = self._seats_field(raw.get("players"), board_event) or [Seat.N, Seat.E, Seat.S, Seat.W]
         if self.dealer not in self.players:
             self._early.append(bad_event(f"The dealer {self.dealer} is not among the players "

@@ -55,13 +55,8 @@ class WhistBoard(BoardEngine):
             self.rules = default_rules()
             self._pending.append(bad_event(f"Whist rule table unusable ({e}); using the Whistklubben default.",
                                            board_event.index, self.board))
-        dealer = board_event.get("dealer")
-        if dealer is None:
-            dealer = Seat.N
-            self._pending.append(bad_event("The board event names no dealer; assuming North deals.",
-                                           board_event.index, self.board))
-        self.dealer: Seat = dealer
-        self.forhaand = dealer.next()
+        self.dealer: Seat = self.dealer_or_north(self._pending)
+        self.forhaand = self.dealer.next()
         self._reset_deal()
         self._reset_auction()
         self.partner_ace: Card | None = None
