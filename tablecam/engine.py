@@ -82,10 +82,9 @@ class BoardEngine:
     def dealer_or_north(self, early: list[Finding]) -> Seat:
         """The board event's dealer; North when it names none.
 
-        The deal still replays (a shoe or camera may start a deal before the
-        operator names the dealer), but the guess is put on record: a
-        ``bad_event`` finding goes to ``early``, the findings the engine
-        raises before its first event.
+        The deal still replays, but the guess is put on record rather than
+        made in silence: a ``bad_event`` finding goes to ``early``, the
+        findings the engine raises before its first event.
         """
         dealer = self.board_event.get("dealer")
         if dealer is None:
