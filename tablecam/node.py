@@ -61,6 +61,7 @@ class TableNode:
         self.state_interval = state_interval
         self._state_at = 0.0
         self.recovered = 0
+        self.health: dict[str, dict[str, Any]] = {}  # source -> its last report (``set_health``)
         self.log = store.log_id(table_id)   # stations tell this log from a later one by it
         for se in store.events(table_id):
             self.table.apply(to_item(se.event, se.seq - 1))
@@ -81,9 +82,12 @@ class TableNode:
         self.announce()
 
     def announce(self) -> None:
-        """Online + current state (retained), then whatever the outbox still holds."""
+        """Online + current state and sources' health (retained), then whatever the outbox still holds."""
         self.bus.publish(Message(self.id, "availability", "online", retained=True))
         self._publish_state()
+        with self._lock:
+            if self.health:
+                self._publish_health()
         self.flush_outbox()
 
     def stop(self, offline: bool = True) -> None:
@@ -119,6 +123,28 @@ class TableNode:
         """
         self.bus.publish(Message(self.id, "findings", dict(finding.to_dict(), origin=origin),
                                  self.store.last_seq(self.id)))
+
+    def set_health(self, source: str, status: str, detail: str | None = None) -> bool:
+        """A source says how it is (``status``: ok, degraded, down, unknown).
+
+        Why here and not as an event: health is not part of the deal, so it
+        is not stored or folded; it goes out on the retained ``health`` topic
+        (every source at once), so the director sees an unplugged shoe
+        before the next card would have shown it, even from a station that
+        starts later.  A report that changes nothing is not sent again.
+        Returns whether it was sent.
+        """
+        with self._lock:
+            old = self.health.get(source)
+            if old is not None and (old["status"], old["detail"]) == (status, detail):
+                return False
+            self.health[source] = {"status": status, "detail": detail, "at": round(time.time(), 3)}
+            self._publish_health()
+            return True
+
+    def _publish_health(self) -> None:
+        self.bus.publish(Message(self.id, "health", {k: dict(v) for k, v in self.health.items()},
+                                 retained=True))
 
     def _publish_event(self, seq: int, event: dict[str, Any]) -> None:
         self.bus.publish(Message(self.id, "events", event, seq, log=self.log),

@@ -346,6 +346,30 @@ def test_a_camera_started_on_a_node_mid_board_is_given_the_board_so_far(tmp_path
     assert [e.type for e in got] == [e["type"] for e in second[:70]]
 
 
+def test_the_camera_says_when_it_runs_and_when_it_stops(tmp_path):
+    """CameraReader's health on the node: ok from the first frame of a real
+    video file, down when the frames end; down with the reason when the
+    source cannot be opened at all."""
+    import cv2
+    import numpy as np
+
+    from tablecam.bus.sources import CameraReader
+
+    video = str(tmp_path / "table.avi")
+    out = cv2.VideoWriter(video, cv2.VideoWriter_fourcc(*"MJPG"), 25, (320, 240))
+    for i in range(5):
+        out.write(np.full((240, 320, 3), 40 + i, np.uint8))
+    out.release()
+    node = TableNode("t1", EventStore(str(tmp_path / "n.sqlite")), make_bus("inproc"))
+    sent: list[dict] = []
+    node.bus.subscribe(lambda m: sent.append(m.payload), kinds=("health",))
+    CameraReader(video, node, "bridge", threading.Event()).thread.join(60)
+    assert [h["camera"]["status"] for h in sent] == ["ok", "down"]
+    assert node.health["camera"]["detail"] == "no more frames from the camera"
+    CameraReader(str(tmp_path / "missing.mp4"), node, "bridge", threading.Event()).thread.join(60)
+    assert node.health["camera"]["status"] == "down" and "cannot open" in node.health["camera"]["detail"]
+
+
 def test_a_table_node_restarted_mid_deal_takes_up_the_shoe_where_it_stopped(tmp_path):
     """A real driver and tracker on a virtual shoe's pty: the node goes down
     after 20 cards of board 3, restarts from its store and the dealer goes
@@ -422,6 +446,34 @@ def test_run_with_bad_config_exits_with_clear_message(tmp_path):
     r = subprocess.run([sys.executable, "-m", "tablecam", "run", "--config", str(p)],
                        capture_output=True, text=True, cwd=REPO, timeout=60)
     assert r.returncode == 2 and "unknown key 'table.colour'" in r.stderr
+
+
+def test_a_sources_health_reaches_the_station_once_and_again_after_the_node_returns(tmp_path):
+    """A source's health is not an event (not stored, not folded); it goes out
+    retained, every source at once, and a report that changes nothing is not
+    sent again."""
+    bus = make_bus("inproc")
+    heard: list[tuple] = []
+    station = Station(bus, Sink(), on_health=lambda *a: heard.append(a))
+    station.start()
+    node = TableNode("t1", EventStore(str(tmp_path / "n.sqlite")), bus)
+    node.start()
+    assert node.set_health("shoe", "down", "cannot open /dev/ttyUSB0")
+    assert not node.set_health("shoe", "down", "cannot open /dev/ttyUSB0")
+    node.set_health("camera", "ok")
+    assert heard == [("t1", "shoe", "down", "cannot open /dev/ttyUSB0"), ("t1", "camera", "ok", None)]
+    assert node.store.last_seq("t1") == 0                      # nothing went into the deal's log
+    late: list[tuple] = []
+    Station(bus, Sink(), on_health=lambda *a: late.append(a)).start()   # a station started later
+    assert sorted(late) == [("t1", "camera", "ok", None), ("t1", "shoe", "down", "cannot open /dev/ttyUSB0")]
+    # the node drops off the network and comes back, its shoe still unplugged:
+    # the station, which greyed the table meanwhile, is told again
+    bus.publish(Message("t1", "availability", "offline", retained=True))
+    node.announce()
+    assert heard[-2:] == [("t1", "shoe", "down", "cannot open /dev/ttyUSB0"), ("t1", "camera", "ok", None)]
+    # a report the station cannot read is passed over, not raised into the bus
+    bus.publish(Message("t1", "health", {"shoe": "unplugged", "camera": {"status": 5}}, retained=True))
+    assert len(heard) == 4
 
 
 # -- MQTT with a real Mosquitto ----------------------------------------------------
@@ -655,3 +707,61 @@ def test_run_with_a_simulated_shoe_deals_through_the_shoe_driver(tmp_path):
     expected = [e for e in simulate_board(1, seed=3, irregularity=None) if e["type"] == "deal"]
     assert [(e["to"], e["card"]) for e in deals] == [(e["to"], e["card"]) for e in expected]
     assert evs[-1]["type"] == "end"
+
+
+@pytest.mark.mqtt
+def test_mqtt_a_pulled_shoe_cable_shows_on_the_director_station(mosquitto, tmp_path):
+    """`tablecam run` with a shoe on a serial port (here a virtual shoe on a
+    pty, speaking the real protocol) as its own process; the director's
+    station and hub in this one.  The shoe's link state reaches the
+    dashboard: ok while heartbeats come, down when the cable is pulled, and
+    the table greyed when the node stops.  Another table cannot forge it."""
+    from tablecam.bus.sources import LiveShoe
+    from tablecam.bus.stationlink import attach_station
+    from tablecam.server.hub import TableHub
+
+    hub = TableHub()
+    station = attach_station(hub, f"127.0.0.1:{mosquitto.port}", password=mosquitto.users["director"],
+                             client_id="station-health")
+
+    def shoe_health(table: str = "t1") -> dict:
+        t = hub.table(table)
+        return t.summary()["health"]["shoe"] if t is not None else {}
+
+    def wait_for(pred, timeout: float = 20.0) -> bool:
+        deadline = time.time() + timeout
+        while time.time() < deadline:
+            if pred():
+                return True
+            time.sleep(0.1)
+        return False
+
+    stop_shoe = threading.Event()
+    shoe = LiveShoe(stop_shoe)
+    cfg = tmp_path / "t1.toml"
+    cfg.write_text(f'[table]\nid = "t1"\ngame = "bridge"\n'
+                   f'[bus]\nkind = "mqtt"\nhost = "127.0.0.1"\nport = {mosquitto.port}\nusername = "t1"\n'
+                   f'password_env = "MQTT_PW_t1"\n[store]\npath = "{tmp_path / "t1.sqlite"}"\n'
+                   f'[shoe]\nport = "{shoe.path}"\n')
+    node = _node_proc(cfg, mosquitto, "t1")
+    forger = _mqtt(mosquitto, "t2", "forger-health")
+    try:
+        assert wait_for(lambda: shoe_health().get("status") == "ok"), shoe_health()
+        forger.start()
+        assert forger.wait_connected(5)
+        forger.publish(Message("t1", "health", {"shoe": {"status": "down", "detail": "forged"}}, retained=True))
+        time.sleep(0.5)
+        assert shoe_health()["status"] == "ok"              # the broker dropped t2's report for t1
+        stop_shoe.set()
+        shoe.thread.join(5)
+        os.close(shoe.master)                                 # the cable is pulled
+        assert wait_for(lambda: shoe_health().get("status") == "down"), shoe_health()
+        assert shoe_health()["detail"]                        # why, in the driver's words
+        node.send_signal(signal.SIGTERM)
+        assert node.wait(30) == 0, node.stderr.read().decode()
+        assert wait_for(lambda: shoe_health().get("detail") == "table node offline"), shoe_health()
+    finally:
+        if node.poll() is None:
+            node.kill()
+        forger.stop()
+        station.stop()

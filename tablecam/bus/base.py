@@ -9,6 +9,7 @@ topic                                  QoS        retained  payload
 ``{prefix}/{table}/findings``          1          no        ``{"seq": n, "finding": {...}}``
 ``{prefix}/{table}/state``             1          yes       ``{"seq": n, "log": id, "state": {...}}``
 ``{prefix}/{table}/availability``      1          yes       ``"online"`` / ``"offline"`` (last will)
+``{prefix}/{table}/health``            1          yes       ``{"seq": null, "health": {"shoe": {...}}}``
 ``{prefix}/{table}/control``           1          no        ``{"seq": null, "control": {"resend_after": n}}``
 =====================================  =========  ========  =====================================
 
@@ -17,6 +18,12 @@ number it has already applied, so at-least-once delivery is safe.  ``log``
 names the table node's event log (its store); a node whose store was lost
 starts a new log at seq 1, which a station appends after the old one
 instead of taking it for duplicates.
+
+``health`` is what the table's own sources say of themselves (the shoe
+driver: link open, heartbeats late, cable pulled; the camera: frames
+coming or stopped), each source as ``{"status", "detail", "at"}``.  It
+is retained and carries every source at once, so a station that starts
+later still learns that a shoe has been unplugged since before it came.
 
 >>> topic_for("t07", "events")
 'tablecam/t07/events'
@@ -30,7 +37,7 @@ import abc
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-DATA_KINDS = ("events", "findings", "state", "availability")
+DATA_KINDS = ("events", "findings", "state", "availability", "health")
 """What a table publishes."""
 KINDS = DATA_KINDS + ("control",)
 """Plus ``control``: requests from a director station to one table (resend)."""

@@ -42,6 +42,7 @@ from . import make_bus
 from .base import Bus
 from .sources import SimulatedTable
 from .station import Station
+from .stationlink import health_to_hub
 
 # The same rules as config/mosquitto/mosquitto.acl (a test keeps them equal), so
 # `tablecam demo --mqtt` works with nothing but the package installed.
@@ -53,6 +54,7 @@ pattern write tablecam/%u/events
 pattern write tablecam/%u/findings
 pattern write tablecam/%u/state
 pattern write tablecam/%u/availability
+pattern write tablecam/%u/health
 pattern read tablecam/%u/control
 
 # The director station reads everything and may ask any table to resend.
@@ -146,15 +148,11 @@ def run_demo(args: argparse.Namespace) -> int:
     def bus_for(user: str) -> Bus:
         return shared_bus if broker is None else broker.bus(user, f"demo-{user}")
 
-    def health(table: str, source: str, status: str) -> None:
-        try:
-            hub.set_health(table, source, status)
-        except ValueError:
-            pass
-
+    # The tables' sources report their health through their nodes and the bus,
+    # as a real table's would (TableNode.set_health -> station -> hub).
     station = Station(bus_for("director"), sink=lambda t, s, ev: hub.ingest(t, ev),
                       store=EventStore(os.path.join(data_dir, "station.sqlite")),
-                      on_finding=lambda t, f: hub.ingest(t, f))
+                      on_finding=lambda t, f: hub.ingest(t, f), on_health=health_to_hub(hub))
     station.start()
     if getattr(args, "camera", False):
         from .democamera import camera_available
@@ -169,7 +167,7 @@ def run_demo(args: argparse.Namespace) -> int:
     for i, tid in enumerate(ids):
         node = TableNode(tid, EventStore(os.path.join(data_dir, f"{tid}.sqlite")), bus_for(tid))
         node.start()
-        tables.append(SimulatedTable(tid, node, args, args.seed + i, stop, health))
+        tables.append(SimulatedTable(tid, node, args, args.seed + i, stop))
     for t in tables:
         t.start()
     delay = BroadcastDelay(1, 0)

@@ -131,7 +131,8 @@ class MqttBus(Bus):
         if msg.kind == "availability":
             data: Any = str(msg.payload)
         else:
-            key = {"events": "event", "findings": "finding", "state": "state", "control": "control"}[msg.kind]
+            key = {"events": "event", "findings": "finding", "state": "state", "control": "control",
+                   "health": "health"}[msg.kind]
             body = {"seq": msg.seq, key: msg.payload} if msg.log is None else \
                 {"seq": msg.seq, "log": msg.log, key: msg.payload}
             data = json.dumps(body, ensure_ascii=False, separators=(",", ":"))

@@ -78,7 +78,7 @@ def _run_simulated_table(cfg: TableConfig, node: TableNode, store: EventStore, s
     opts = options(cfg.table.game, cfg.sim.speed, left, cfg.sim.irregularities, shoe=True, camera=camera,
                    first_board=first)
     table = SimulatedTable(cfg.table.id, node, opts, cfg.sim.seed, stop,
-                           lambda t, src, st: log.info("%s %s: %s", t, src, st))
+                           lambda src, st, detail: log.info("%s %s: %s (%s)", cfg.table.id, src, st, detail))
     table.start()
     while table.is_alive() and not stop.wait(0.2):
         pass
@@ -91,8 +91,9 @@ def _run_hardware(cfg: TableConfig, node: TableNode, stop: threading.Event) -> i
 
     before = node.store.last_seq(node.id)
 
-    def health(source: str, state: str) -> None:
-        print(f"tablecam run: {node.id}: {source} {state}", file=sys.stderr)
+    def health(source: str, state: str, detail: str | None) -> None:
+        # the node publishes it to the director (ShoeReader); this is the table's own log
+        print(f"tablecam run: {node.id}: {source} {state}" + (f" ({detail})" if detail else ""), file=sys.stderr)
 
     if cfg.shoe.port != "none":
         ShoeReader(cfg.shoe.port, node, cfg.table.game, stop, health, own_boards=True,

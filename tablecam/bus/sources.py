@@ -37,6 +37,12 @@ SHOE_ONLY = ("shoe_misread", "foreign_card", "extra_card", "shoe_link", "low_con
              "shoe_jam", "shoe_double_feed", "cards_left_in_shoe")
 
 
+# The shoe driver's link states (``shoe.driver.Health``) in the dashboard's words:
+# heartbeats late is degraded (cards may still come), a port that cannot be
+# opened or read is down.
+SHOE_HEALTH = {"ok": "ok", "stale": "degraded", "starting": "unknown", "disconnected": "down"}
+
+
 # -- the shoe path -------------------------------------------------------------------
 
 class LiveShoe:
@@ -97,8 +103,8 @@ class ShoeReader:
     """The real driver and deal tracker on the shoe's pty; deals go to the node."""
 
     def __init__(self, path: str, node: TableNode, game: str, stop: threading.Event,
-                 health: Callable[[str, str], None], own_boards: bool = False, dealer: str = "N",
-                 board: int = 1) -> None:
+                 health: Callable[[str, str, str | None], None] | None = None, own_boards: bool = False,
+                 dealer: str = "N", board: int = 1) -> None:
         from ..shoe.driver import Health, ShoeDriver
         from ..shoe.tracker import DealTracker
 
@@ -157,7 +163,10 @@ class ShoeReader:
 
         for msg in self.driver.messages(stop=self.stop.is_set):
             if isinstance(msg, self._Health):
-                self.health("shoe", {"ok": "ok", "stale": "degraded"}.get(msg.state, "down"))
+                status = SHOE_HEALTH.get(msg.state, "down")
+                self.node.set_health("shoe", status, msg.reason or None)
+                if self.health:
+                    self.health("shoe", status, msg.reason or None)
                 continue
             with self.cond:
                 tracker = self.tracker
@@ -179,16 +188,14 @@ class ShoeReader:
 
 class SimulatedTable(threading.Thread):
     def __init__(self, table_id: str, node: TableNode, args: argparse.Namespace, seed: int,
-                 stop: threading.Event, health: Callable[[str, str, str], None]) -> None:
+                 stop: threading.Event, health: Callable[[str, str, str | None], None] | None = None) -> None:
         super().__init__(name=f"table-{table_id}", daemon=True)
         self.id, self.node, self.args, self.seed, self.stop = table_id, node, args, seed, stop
-        self.health = health
         self.shoe: LiveShoe | None = None
         self.reader: ShoeReader | None = None
         if not args.no_shoe and args.game == "bridge":
             self.shoe = LiveShoe(stop)
-            self.reader = ShoeReader(self.shoe.path, node, args.game, stop,
-                                     lambda src, st: health(table_id, src, st))
+            self.reader = ShoeReader(self.shoe.path, node, args.game, stop, health)
         self.camera: Any = None
         if getattr(args, "camera", False) and args.game == "bridge":
             from .democamera import DemoCamera
@@ -307,10 +314,14 @@ class CameraReader:
         from ..findings import Finding
         from ..vision.camera import FrameSource
 
+        seen = False
         try:
             for frame in FrameSource(self.source):
                 if self.stop.is_set():
                     return
+                if not seen:
+                    seen = True
+                    self.node.set_health("camera", "ok", None)
                 for item in self.pipe.process(frame):
                     if isinstance(item, Event):
                         d = item.to_dict()
@@ -320,6 +331,10 @@ class CameraReader:
                         self.node.report(item, "camera")
         except Exception as e:  # a broken camera must not take the table node down
             log(f"camera {self.source} stopped: {type(e).__name__}: {e}")
+            self.node.set_health("camera", "down", f"camera stopped: {type(e).__name__}: {e}"[:200])
+            return
+        if not self.stop.is_set():
+            self.node.set_health("camera", "down", "no more frames from the camera")
 
 
 def options(game: str, speed: float, boards: int, irregularities: float, shoe: bool = True,

@@ -76,6 +76,7 @@ class TableLink:
     asked_at: float = 0.0           # when the last one went out
     recent: "OrderedDict[int, dict[str, Any]]" = field(default_factory=OrderedDict)  # delivered, by seq
     forked: bool = False            # the current log sent a delivered number with other content
+    health: dict[str, tuple[str, str | None]] = field(default_factory=dict)  # source -> (status, detail)
 
 
 class Station:
@@ -83,9 +84,11 @@ class Station:
                  gap_timeout: float = 2.0,
                  on_status: Callable[[str, TableLink], None] | None = None,
                  on_finding: Callable[[str, dict[str, Any]], None] | None = None,
-                 max_gap_requests: int = 8) -> None:
+                 max_gap_requests: int = 8,
+                 on_health: Callable[[str, str, str, str | None], None] | None = None) -> None:
         self.bus, self.sink, self.store = bus, sink, store
         self.on_finding = on_finding
+        self.on_health = on_health
         self.gap_timeout = gap_timeout
         self.max_gap_requests = max_gap_requests
         self.on_status = on_status
@@ -133,8 +136,12 @@ class Station:
                 # Engine findings are recomputed here from the events; pass on the sources' own.
                 if msg.payload.get("origin") not in (None, "engine") and self.on_finding:
                     self.on_finding(msg.table, msg.payload)
+            elif msg.kind == "health" and isinstance(msg.payload, dict):
+                self._health(msg.table, link, msg.payload)
             elif msg.kind == "availability":
                 link.online = msg.payload == "online"
+                if not link.online:
+                    link.health.clear()     # the node's next report is news again, even if unchanged
                 if self.on_status:
                     self.on_status(msg.table, link)
             elif msg.kind == "state" and isinstance(msg.payload, dict):
@@ -146,6 +153,21 @@ class Station:
                 if isinstance(seq, int) and link.base + seq >= link.next_seq and not link.held \
                         and link.gap_since is None:
                     link.gap_since = time.time() - self.gap_timeout / 2
+
+    def _health(self, table: str, link: TableLink, report: dict[str, Any]) -> None:
+        """The table's retained health report: each source that changed goes
+        to ``on_health``.  An entry without a text status is passed over (the
+        hub checks the words themselves)."""
+        for source, rep in report.items():
+            if not isinstance(rep, dict) or not isinstance(rep.get("status"), str):
+                continue
+            detail = rep.get("detail")
+            now = (rep["status"], None if detail is None else str(detail))
+            if link.health.get(source) == now:
+                continue
+            link.health[source] = now
+            if self.on_health:
+                self.on_health(table, str(source), *now)
 
     def _in_log(self, table: str, link: TableLink, log: str | None, seq: int) -> bool:
         """Is a message of ``log`` one of the current log's?  A new log

@@ -3,8 +3,8 @@
 ``tablecam serve --mqtt HOST:PORT`` calls :func:`attach_station`: the
 station subscribes to every table, delivers each table's events exactly once
 and in order into the dashboard's hub (which judges them with the same
-engines as the tables), passes the sources' own findings on, and greys a
-table whose node went offline (its MQTT last will).
+engines as the tables), passes the sources' own findings and health reports
+on, and greys a table whose node went offline (its MQTT last will).
 
 With ``store_path`` the station keeps its own event store: after a restart it
 rebuilds the hub from it, and its persistent MQTT session (fixed client id)
@@ -14,7 +14,7 @@ gets from the broker whatever was published while it was down.
 from __future__ import annotations
 
 import logging
-from typing import Any
+from typing import Any, Callable
 
 from ..store import EventStore
 from . import make_bus
@@ -40,6 +40,20 @@ def parse_hostport(text: str, default_port: int = 1883) -> tuple[str, int]:
     return host or "127.0.0.1", int(port)
 
 
+def health_to_hub(hub: Any) -> Callable[[str, str, str, str | None], None]:
+    """The station's ``on_health``: a table's source report onto the
+    dashboard (a source or status word the hub does not know is logged and
+    dropped, never raised into the bus thread)."""
+
+    def on_health(table: str, source: str, status: str, detail: str | None) -> None:
+        try:
+            hub.set_health(table, source, status, detail)
+        except (ValueError, OverflowError) as e:
+            log.warning("health report from %s dropped: %s", table, e)
+
+    return on_health
+
+
 def attach_station(hub: Any, url: str, username: str | None = "director", password: str | None = None,
                    store_path: str | None = None, client_id: str = "director-station",
                    gap_timeout: float = 2.0) -> Station:
@@ -58,6 +72,6 @@ def attach_station(hub: Any, url: str, username: str | None = "director", passwo
     station = Station(bus, sink=lambda t, seq, ev: hub.ingest(t, ev),
                       store=EventStore(store_path) if store_path else None,
                       gap_timeout=gap_timeout, on_status=on_status,
-                      on_finding=lambda t, f: hub.ingest(t, f))
+                      on_finding=lambda t, f: hub.ingest(t, f), on_health=health_to_hub(hub))
     station.start()
     return station
