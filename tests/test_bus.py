@@ -471,9 +471,16 @@ def test_a_sources_health_reaches_the_station_once_and_again_after_the_node_retu
     bus.publish(Message("t1", "availability", "offline", retained=True))
     node.announce()
     assert heard[-2:] == [("t1", "shoe", "down", "cannot open /dev/ttyUSB0"), ("t1", "camera", "ok", None)]
+    # a station that starts after the node died hears its last report after its last will: still offline
+    bus.publish(Message("t1", "availability", "offline", retained=True))
+    after_death: list[tuple] = []
+    Station(bus, Sink(), on_health=lambda *a: after_death.append(a)).start()
+    assert after_death == []
+    node.announce()
+    assert len(after_death) == 2 and len(heard) == 6
     # a report the station cannot read is passed over, not raised into the bus
     bus.publish(Message("t1", "health", {"shoe": "unplugged", "camera": {"status": 5}}, retained=True))
-    assert len(heard) == 4
+    assert len(heard) == 6
 
 
 # -- MQTT with a real Mosquitto ----------------------------------------------------

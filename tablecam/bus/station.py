@@ -157,7 +157,11 @@ class Station:
     def _health(self, table: str, link: TableLink, report: dict[str, Any]) -> None:
         """The table's retained health report: each source that changed goes
         to ``on_health``.  An entry without a text status is passed over (the
-        hub checks the words themselves)."""
+        hub checks the words themselves).  A table known to be offline is
+        passed over: its last report, retained by the broker, is older than
+        its last will."""
+        if link.online is False:
+            return
         for source, rep in report.items():
             if not isinstance(rep, dict) or not isinstance(rep.get("status"), str):
                 continue
