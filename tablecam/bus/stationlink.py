@@ -42,16 +42,10 @@ def parse_hostport(text: str, default_port: int = 1883) -> tuple[str, int]:
 
 def health_to_hub(hub: Any) -> Callable[[str, str, str, str | None], None]:
     """The station's ``on_health``: a table's source report onto the
-    dashboard (a source or status word the hub does not know is logged and
-    dropped, never raised into the bus thread)."""
-
-    def on_health(table: str, source: str, status: str, detail: str | None) -> None:
-        try:
-            hub.set_health(table, source, status, detail)
-        except (ValueError, OverflowError) as e:
-            log.warning("health report from %s dropped: %s", table, e)
-
-    return on_health
+    dashboard as the hub's own ``{"type": "health"}`` item (``ingest``
+    drops a source or status word it does not know, never raising)."""
+    return lambda table, source, status, detail: hub.ingest(
+        table, {"type": "health", "source": source, "status": status, "detail": detail})
 
 
 def attach_station(hub: Any, url: str, username: str | None = "director", password: str | None = None,
