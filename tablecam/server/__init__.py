@@ -5,9 +5,14 @@ Modules, one job each:
 - :mod:`.hub`: :class:`~.hub.TableHub`, every table's event log, state,
   health and alerts; the seam every event source feeds (no web imports).
 - :mod:`.broadcast`: the public, delayed fold of each table.
-- :mod:`.app`: ``create_app(hub, token=...)``, the FastAPI app and WebSockets.
+- :mod:`.app`: ``create_app(hub, token=...)``, which puts the app together.
+- :mod:`.api`: the routers, one per concern (public, operator, tables,
+  alerts and rulings, archive, WebSockets), the request guard and bodies.
+- :mod:`.services`: what the routers do beyond calling the hub (reading
+  uploads, writing downloads).
+- :mod:`.fanout`: live pushes to the dashboards and broadcast pages.
 - :mod:`.security`: token check and rate limiting.
-- :mod:`.config`: settings from the TOML file and the environment.
+- :mod:`.config`: settings from the TOML file (strict: unknown keys refused) and the environment.
 - :mod:`.persist`: rulings kept in the durable event store.
 - :mod:`.replayer`: replay files into a hub at table speed.
 - :mod:`.rules_index`: rule citations to the text a director reads.

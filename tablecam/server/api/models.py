@@ -1,0 +1,68 @@
+"""Request bodies of the director API, validated before any handler runs."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class AckIn(BaseModel):
+    """Acknowledge an alert: the director has seen it (and who that was)."""
+
+    model_config = ConfigDict(extra="forbid")
+    by: str = Field(min_length=1, max_length=80, description="director's name or initials")
+
+
+class RulingIn(BaseModel):
+    """A director's ruling on an alert: the option chosen and the reasons, in words."""
+
+    model_config = ConfigDict(extra="forbid")
+    by: str = Field(min_length=1, max_length=80)
+    text: str = Field(min_length=1, max_length=4000, description="the ruling as the director wrote it")
+    option: str | None = Field(None, max_length=300, description="one of the alert's options, or another")
+
+
+class Detection(BaseModel):
+    """One recognised card, as ``tablecam detect --json`` writes it."""
+
+    model_config = ConfigDict(extra="ignore")
+    card: str = Field(min_length=1, max_length=8)
+    conf: float | None = Field(None, ge=0, le=1)
+    box: list[float] = Field(min_length=4, max_length=4)
+
+
+class FrameIn(BaseModel):
+    """A camera frame (base64 JPEG or PNG) and the cards recognised on it."""
+
+    model_config = ConfigDict(extra="forbid")
+    image: str = Field(min_length=8, max_length=6_000_000, description="base64 of a JPEG or PNG file")
+    cards: list[Detection] = Field(default_factory=list, max_length=200)
+    width: int | None = Field(None, ge=1, le=20000)
+    height: int | None = Field(None, ge=1, le=20000)
+
+
+class HealthIn(BaseModel):
+    """A shoe or camera node reporting how it is."""
+
+    model_config = ConfigDict(extra="forbid")
+    source: Literal["shoe", "camera"]
+    status: Literal["ok", "degraded", "down", "unknown"]
+    detail: str | None = Field(None, max_length=200)
+
+
+INGEST_BODY = {
+    "requestBody": {
+        "required": True,
+        "description": "Events to fold into the table: a JSON list (or one object) with "
+                       "`Content-Type: application/json`, or JSON Lines (`application/x-ndjson` "
+                       "or `text/plain`). Unreadable items become `bad_event` findings.",
+        "content": {
+            "application/json": {"schema": {"oneOf": [
+                {"type": "array", "items": {"type": "object"}, "maxItems": 100000},
+                {"type": "object"}]}},
+            "application/x-ndjson": {"schema": {"type": "string"}},
+            "text/plain": {"schema": {"type": "string"}},
+        },
+    }
+}

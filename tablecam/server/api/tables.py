@@ -1,0 +1,100 @@
+"""Tables: the grid, one table's state and log, and what tables upload (events, health, frames)."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from fastapi import APIRouter, Depends, HTTPException, Query, Request
+from fastapi.responses import Response
+from starlette.concurrency import run_in_threadpool
+
+from ..services.uploads import event_items, frame_image
+from .deps import DIRECTOR, Station, known_table, station, valid_table
+from .middleware import MAX_BODY
+from .models import INGEST_BODY, FrameIn, HealthIn
+
+router = APIRouter(tags=["director"], dependencies=DIRECTOR)
+
+INLINE_ITEMS = 200
+"""Uploads up to this many items are folded on the event loop; bigger ones in a worker thread."""
+
+
+@router.get("/api/tables", summary="All tables with their state")
+def tables(st: Station = Depends(station)) -> dict[str, Any]:
+    return {"now": time.time(), "tables": st.hub.summaries()}
+
+
+@router.get("/api/tables/{table_id}", summary="One table: summary, state of the board in progress, findings")
+def table(table_id: str, st: Station = Depends(station)) -> dict[str, Any]:
+    hub = st.hub
+    with hub.lock:
+        t = known_table(hub, table_id)
+        return {"summary": t.summary(None, hub.silent_after), "state": t.snapshot(),
+                "findings": t.findings[-200:], "alerts": hub.alerts(table=table_id)}
+
+
+@router.get("/api/tables/{table_id}/events", summary="The table's event log (paged)")
+def table_events(table_id: str, since: int = Query(0, ge=0, le=10**9),
+                 limit: int = Query(500, ge=1, le=5000), st: Station = Depends(station)) -> dict[str, Any]:
+    with st.hub.lock:
+        t = known_table(st.hub, table_id)
+        return {"table": table_id, "total": len(t.log),
+                "events": [e.to_dict() for e in t.log[since:since + limit]]}
+
+
+@router.post("/api/tables/{table_id}/events", openapi_extra=INGEST_BODY,
+             summary="Fold events into a table (replay a log into the running server)")
+async def ingest(table_id: str, request: Request,
+                 close: bool = Query(False, description="finish the board in progress afterwards"),
+                 st: Station = Depends(station)) -> dict[str, Any]:
+    valid_table(table_id)
+    raw = await request.body()
+    if len(raw) > MAX_BODY:
+        raise HTTPException(413, f"request body larger than {MAX_BODY} bytes")
+    items = event_items(raw, request.headers.get("content-type", ""))
+    hub = st.hub
+
+    def work() -> list[dict[str, Any]]:
+        out = []
+        for it in items:
+            out += [f.to_dict() for f in hub.ingest(table_id, it)]
+        if close:
+            out += [f.to_dict() for f in hub.close_table(table_id)]
+        return out
+
+    try:
+        found = work() if len(items) <= INLINE_ITEMS else await run_in_threadpool(work)
+    except OverflowError as e:
+        raise HTTPException(429, str(e)) from None
+    return {"table": table_id, "received": len(items), "findings": found}
+
+
+@router.post("/api/tables/{table_id}/health", summary="Report shoe or camera health for a table")
+def health(table_id: str, body: HealthIn, st: Station = Depends(station)) -> dict[str, Any]:
+    valid_table(table_id)
+    try:
+        st.hub.set_health(table_id, body.source, body.status, body.detail)
+    except OverflowError as e:
+        raise HTTPException(429, str(e)) from None
+    return {"table": table_id, "source": body.source, "status": body.status}
+
+
+@router.post("/api/tables/{table_id}/frames",
+             summary="A camera frame with its recognised cards (evidence for alerts at that moment)")
+def add_frame(table_id: str, body: FrameIn, st: Station = Depends(station)) -> dict[str, Any]:
+    valid_table(table_id)
+    raw, media = frame_image(body.image)
+    try:
+        fid = st.hub.add_frame(table_id, raw, [d.model_dump() for d in body.cards], media, body.width, body.height)
+    except OverflowError as e:
+        raise HTTPException(429, str(e)) from None
+    return {"table": table_id, "frame": fid}
+
+
+@router.get("/api/frames/{frame_id}", summary="A kept camera frame (image)", response_class=Response)
+def get_frame(frame_id: int, st: Station = Depends(station)) -> Response:
+    fr = st.hub.frame(frame_id)
+    if fr is None:
+        raise HTTPException(404, f"no frame {frame_id} (frames no alert refers to roll off)")
+    return Response(fr.image, media_type=fr.media_type)

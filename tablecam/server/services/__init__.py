@@ -1,0 +1,5 @@
+"""Small services behind the routers and the hub, one job each.
+
+- :mod:`.uploads`: read an events upload or a camera frame from a request body.
+- :mod:`.exports`: a table's or the session's events as a PBN, LIN or JSON Lines download.
+"""
