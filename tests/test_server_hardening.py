@@ -1,0 +1,38 @@
+"""The director station under abuse: floods, bad numbers, guessing, strict config (issue 38 items 2-8).
+
+Each test failed before its fix. Real inputs: real deals from
+../shared/data/bridge/realbridge-2021.pbn, real byte streams over HTTP.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+from tablecam.config import ConfigError
+from tablecam.server.config import ServerConfig
+
+TOKEN = "hardening-director-token-7"
+AUTH = {"Authorization": f"Bearer {TOKEN}"}
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+# -- config ------------------------------------------------------------------------
+def test_server_config_names_an_unknown_key():
+    with pytest.raises(ConfigError, match=r"station.toml: unknown key 'broadcast.delay_bords'"):
+        ServerConfig.from_toml("[broadcast]\ndelay_bords = 2\n", "station.toml")
+    with pytest.raises(ConfigError, match=r"unknown key 'srever'"):
+        ServerConfig.from_toml("[srever]\nport = 9000\n")
+
+
+def test_serve_with_a_numeric_director_token_says_which_key_not_a_traceback(tmp_path):
+    cfg = tmp_path / "station.toml"
+    cfg.write_text("[server]\ndirector_token = 123\n")
+    env = {k: v for k, v in os.environ.items() if k != "TABLECAM_DIRECTOR_TOKEN"}
+    p = subprocess.run([sys.executable, "-m", "tablecam", "serve", "--config", str(cfg), "--port", "1"],
+                       capture_output=True, text=True, env=env, timeout=60, cwd=ROOT)
+    assert p.returncode == 2
+    assert "server.director_token" in p.stderr and "Traceback" not in p.stderr
