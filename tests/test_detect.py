@@ -18,9 +18,11 @@ import pytest
 cv2 = pytest.importorskip("cv2")
 pytest.importorskip("onnxruntime")
 
+from tablecam.vision.classify import MODELS_DIR  # noqa: E402
+
 ROOT = Path(__file__).resolve().parents[1]
 EDJE = ROOT.parent / "shared" / "data" / "real-photos" / "edje"
-MODEL = ROOT / "models" / "card_classifier.onnx"
+MODEL = MODELS_DIR / "card_classifier.onnx"
 
 pytestmark = pytest.mark.skipif(not MODEL.exists(), reason="no shipped model in models/")
 

@@ -10,9 +10,9 @@ import pytest
 cv2 = pytest.importorskip("cv2")
 
 from tablecam.vision.backs import BACK_CLASSES, VIEW_H, VIEW_W, BackCheckedReader, back_views, card_view, loose_quad  # noqa: E402
-from tablecam.vision.classify import CLASSES  # noqa: E402
+from tablecam.vision.classify import CLASSES, MODELS_DIR  # noqa: E402
 
-CHECK = Path(__file__).resolve().parents[1] / "models" / "back_check.onnx"
+CHECK = MODELS_DIR / "back_check.onnx"
 BACK, NONE = CLASSES.index("back"), CLASSES.index("none")
 
 

@@ -16,9 +16,11 @@ import pytest
 
 cv2 = pytest.importorskip("cv2")
 
+from tablecam.vision.classify import MODELS_DIR  # noqa: E402
+
 ROOT = Path(__file__).resolve().parents[1]
 EDJE = ROOT.parent / "shared" / "data" / "real-photos" / "edje"
-LOCALISER = ROOT / "models" / "card_localiser.onnx"
+LOCALISER = MODELS_DIR / "card_localiser.onnx"
 needs_model = pytest.mark.skipif(not LOCALISER.exists(), reason="no card_localiser.onnx in models/")
 needs_photos = pytest.mark.skipif(not (EDJE / "test" / "IMG_2591.xml").exists(),
                                   reason="real photos not beside the repo (../shared/data/real-photos)")

@@ -22,6 +22,8 @@ sys.path.insert(0, str(ROOT))
 
 import numpy as np  # noqa: E402
 
+from tablecam.vision.classify import MODELS_DIR  # noqa: E402
+
 
 def _frames(n: int, seed: int = 11):
     from tablecam.vision.faces import HELD_OUT_DECKS
@@ -224,7 +226,7 @@ def main() -> int:
         print(f"localiser alone (ONNX Runtime): {1000 * t_loc:.1f} ms per frame at {det.localiser.sizes} px, "
               f"{1000 * t_loc1:.1f} ms at {size} px", file=sys.stderr)
         if args.ultralytics_baseline:
-            pt = Path(args.model_dir or ROOT / "models") / "card_localiser.pt"
+            pt = Path(args.model_dir or MODELS_DIR) / "card_localiser.pt"
             ul = _ultralytics_localiser(pt, det.localiser)
             t_ul = _time(ul.proposals, frames)
             t_ul_full = _time_detect_with(det, "localiser", ul, frames)
@@ -244,7 +246,7 @@ def main() -> int:
     t_cls = _time(lambda c: det.classifier.classify_cards([c]), crops)
     out["latency"]["classify_ms_per_card_onnx"] = round(1000 * t_cls, 3)
     if args.torch_baseline:
-        pt = Path(args.model_dir or ROOT / "models") / "card_classifier.pt"
+        pt = Path(args.model_dir or MODELS_DIR) / "card_classifier.pt"
         if not pt.exists():
             pt = ROOT / "data" / "stage1" / "card_classifier.pt"
         tc = TorchClassifier(pt, det.classifier)

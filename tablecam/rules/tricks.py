@@ -238,23 +238,38 @@ class RevokeTracker:
 # -- rule tables as data ------------------------------------------------------
 # (kept here so every trick-taking engine loads its tables the same way)
 
-CONFIG_DIR = __import__("pathlib").Path(__file__).resolve().parents[2] / "config"
-"""Repository ``config/``: one folder per game, one JSON file per rule table."""
+RULES_DIR = __import__("pathlib").Path(__file__).resolve().parent
+"""``tablecam/rules``: each game's shipped rule tables are package data in ``<game>/tables/``."""
 
 
-def load_ruleset(game: str, name: str | None, default: str, overrides: dict | None = None) -> dict:
-    """A game's rule table ``config/<game>/<name>.json``, following ``extends``.
+def tables_dir(game: str) -> "Path":
+    """Where ``game``'s rule tables are read from.
 
-    ``overrides`` (the tournament's ruleset dict passed to the engine) is laid
-    over the file, so a tournament can change one switch without a new file.
-    The environment variable ``TABLECAM_CONFIG`` may point at another folder.
-    Raises ``ValueError`` for an unknown name (engines turn that into a finding).
+    The shipped tables (``tablecam/rules/<game>/tables``) travel inside the
+    package, so an installed wheel finds them wherever it runs. A club with
+    its own tables points ``TABLECAM_CONFIG`` at a folder holding
+    ``<game>/<name>.json`` (the layout of the repository's ``config/``).
+
+    >>> tables_dir("whist").parts[-3:]
+    ('rules', 'whist', 'tables')
     """
-    import json
     import os
     from pathlib import Path
 
-    base = Path(os.environ.get("TABLECAM_CONFIG", CONFIG_DIR)) / game
+    custom = os.environ.get("TABLECAM_CONFIG")
+    return Path(custom) / game if custom else RULES_DIR / game / "tables"
+
+
+def load_ruleset(game: str, name: str | None, default: str, overrides: dict | None = None) -> dict:
+    """A game's rule table ``<name>.json`` from :func:`tables_dir`, following ``extends``.
+
+    ``overrides`` (the tournament's ruleset dict passed to the engine) is laid
+    over the file, so a tournament can change one switch without a new file.
+    Raises ``ValueError`` for an unknown name (engines turn that into a finding).
+    """
+    import json
+
+    base = tables_dir(game)
     name = name or default
     seen: list[str] = []
     layers: list[dict] = []

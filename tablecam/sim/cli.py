@@ -49,7 +49,7 @@ def register(sub: Any) -> None:
             description="Read a camera (device index), a video file or an RTSP/HTTP stream; print the camera "
                         "events (play, expose, trick_turned) and fusion findings as JSON Lines.")
         c.add_argument("--source", required=True, help="device index, video file or rtsp:// / http:// URL")
-        c.add_argument("--config", help="camera config (default config/camera.toml)")
+        c.add_argument("--config", help="camera config (default: the shipped tablecam/vision/camera.toml)")
         c.add_argument("--game", default="bridge", choices=("bridge", "vira", "pidro", "whist"))
         c.add_argument("--calibration", help="calibration JSON from `tablecam calibrate --out`")
         c.add_argument("--points", help="corner points NW,NE,SE,SW in pixels: 'x,y x,y x,y x,y'")
@@ -68,7 +68,7 @@ def register(sub: Any) -> None:
         k.add_argument("--dpi", type=int, default=300)
         k.add_argument("--source", help="device index, video file, image or stream")
         k.add_argument("--points", help="corner points NW,NE,SE,SW in pixels instead of markers")
-        k.add_argument("--config", help="camera config (default config/camera.toml)")
+        k.add_argument("--config", help="camera config (default: the shipped tablecam/vision/camera.toml)")
         k.add_argument("--out", help="write the calibration JSON here")
         k.add_argument("--view", help="write the top-down view image here")
         k.set_defaults(func=cmd_calibrate)

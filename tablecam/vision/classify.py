@@ -28,7 +28,7 @@ INPUT_W, INPUT_H = 48, 80
 # the window of models trained before the JSON recorded it (to 2026-11-24)
 LEGACY_CORNER_BOX, LEGACY_INPUT = (0, 0, 72, 104), (48, 64)
 
-MODELS_DIR = Path(__file__).resolve().parents[2] / "models"
+MODELS_DIR = Path(__file__).resolve().parent / "models"
 
 
 def corner_crops(card_bgr: np.ndarray, box: tuple[int, int, int, int] = CORNER_BOX,

@@ -1,4 +1,4 @@
-"""Zones of the table and the camera configuration (``config/camera.toml``).
+"""Zones of the table and the camera configuration (``camera.toml``).
 
 A card lying still means different things in different places: in front of
 a bridge player it is that player's card to the trick; in the centre of a
@@ -26,7 +26,8 @@ from typing import Any
 from ..cards import Seat, parse_seat
 from .calibrate import TableGeometry
 
-DEFAULT_CONFIG = Path(__file__).resolve().parents[2] / "config" / "camera.toml"
+DEFAULT_CONFIG = Path(__file__).resolve().parent / "camera.toml"
+"""The shipped camera config (package data): copy it to edit a table's own."""
 
 ZONE_KINDS = ("play", "trick", "talong", "kitty", "expose")
 """Also the priority order when zones overlap: a talong inside an edge strip wins."""

@@ -2,7 +2,7 @@
 
 Source: ``shared/rules/pidro-regler.sv.txt``; findings cite its numbered
 sections (``Pidroregler 1`` ... ``Pidroregler 6``). The rule table (variant
-switches, penalty sizes, point values) is ``config/pidro/<name>.json``.
+switches, penalty sizes, point values) is ``rules/pidro/tables/<name>.json``.
 
 The deal, in events (see ``docs/pidro.md``)::
 

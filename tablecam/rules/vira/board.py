@@ -35,7 +35,7 @@ DEAL_NEUTRAL = {"deal", "first_suit", "sit_out", "ruling", "settle", "expose"}
 
 
 class ViraBoard(BiddingMixin, PurchaseMixin, PlayMixin, OutcomeMixin, BoardEngine):
-    """One Vira deal. ``ruleset``: overrides of ``config/vira/sm-2025.json``.
+    """One Vira deal. ``ruleset``: overrides of ``rules/vira/tables/sm-2025.json``.
 
     The handlers live in mixins by phase (:mod:`.bidding`, :mod:`.purchase`,
     :mod:`.play`, :mod:`.outcome`); this class holds the state they share,

@@ -4,7 +4,7 @@ After a gök bid, the first player to speak (first hand) may pass only with at
 least two läggarder in different suits, the second hand with at least one;
 otherwise his pass is a tjuvpass. A tjuvpass is allowed, but when the gök is
 played home the tjuvpassare compensates the others (the table is data:
-``gok.compensation`` in ``config/vira/sm-2025.json``).
+``gok.compensation`` in ``rules/vira/tables/sm-2025.json``).
 
 Approved läggarder (B.1): "tian femte, åttan fjärde, sexan tredje, fyra och
 trea samt tvåa, däremot ej dam sjätte" -- a suit holding *k* cards no higher

@@ -1,4 +1,4 @@
-"""Vira's rule tables, loaded from ``config/vira/*.json`` (never hard-coded).
+"""Vira's rule tables, loaded from ``tables/*.json`` beside this module (never hard-coded).
 
 Clubs play with different bid tables, so the bid ladder, tricks for hemgång
 and payments in pinnar come from a data file; the tournament's rule switches
@@ -24,8 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-CONFIG_DIR = Path(__file__).resolve().parents[3] / "config" / "vira"
-"""Where the default tables live (``config/vira`` in the repository)."""
+from ..tricks import tables_dir
 
 PASS_WORDS = {"pass", "p", "passar", "passa"}
 
@@ -167,7 +166,7 @@ class ViraRules:
 def _load_json(name_or_path: str, kind: str) -> dict[str, Any]:
     p = Path(name_or_path)
     if not p.suffix:
-        p = CONFIG_DIR / f"{name_or_path}.json"
+        p = tables_dir("vira") / f"{name_or_path}.json"
     with open(p, encoding="utf-8") as fp:
         data = json.load(fp)
     if not isinstance(data, dict):

@@ -1,6 +1,6 @@
 """The es-makker whist bid ladder: parsing calls and ordering bids (Meldingernes rækkefølge, Påhæng).
 
-Everything here reads the rule table (``config/whist/<name>.json``): the
+Everything here reads the rule table (``rules/whist/tables/<name>.json``): the
 ladder, the nolo contracts and the session's påhæng order are data.
 
 >>> r = default_rules()

@@ -4,7 +4,7 @@ Source: ``shared/rules/esmakker-whist-regler.da.txt``. It has no numbered
 paragraphs, so findings cite its section headings
 (``Es-makker whist: Kortgivningen``, ``... : Jernhånd``, ...). The rule table
 (bid ladder, påhæng and their order for the session, nolo contracts, the
-points table) is ``config/whist/<name>.json``; the points table there is a
+points table) is ``rules/whist/tables/<name>.json``; the points table there is a
 marked guess because the club's table is not public.
 
 The deal, in events (see ``docs/whist.md``)::
