@@ -30,8 +30,12 @@ LOGS = {
 }
 
 
+def _clean_env() -> dict[str, str]:
+    return {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "TABLECAM_CONFIG")}
+
+
 def _run(python: Path | str, args: list[str], cwd: Path) -> subprocess.CompletedProcess:
-    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "TABLECAM_CONFIG")}
+    env = _clean_env() if python != sys.executable else None
     return subprocess.run([str(python), "-m", "tablecam", *args], cwd=cwd, env=env,
                           capture_output=True, text=True, timeout=240)
 
@@ -67,7 +71,7 @@ def wheel_python(tmp_path_factory) -> Path:
 
 def test_the_wheel_is_installed_not_the_checkout(wheel_python, tmp_path):
     out = subprocess.run([str(wheel_python), "-c", "import tablecam; print(tablecam.__file__)"], cwd=tmp_path,
-                         capture_output=True, text=True, check=True).stdout
+                         env=_clean_env(), capture_output=True, text=True, check=True).stdout
     assert "site-packages" in out and str(ROOT) not in out
 
 
