@@ -29,7 +29,7 @@ from typing import Any, Iterable, Iterator
 
 from .cards import Seat
 from .events import EVENT_TYPES, Event
-from .findings import Finding, bad_event
+from .findings import Finding, bad_event, next_step
 
 ENGINES: dict[str, str] = {
     "bridge": "tablecam.rules.bridge:BridgeBoard",
@@ -98,6 +98,56 @@ class BoardEngine:
             finding.board = self.board
         self.findings.append(finding)
         return finding
+
+    # -- making findings: one way for every game ------------------------------
+    def cite(self, section: Any) -> str:
+        """The ``rule`` text for a section of this game's rule text (games override)."""
+        return str(section)
+
+    def finding_id(self, *parts: Any) -> str:
+        """An id for a finding's lifecycle: ``<game>-<board>-<parts...>``.
+
+        Every step of one irregularity carries the same id, so the dashboard
+        updates one alert instead of stacking new ones.
+        """
+        return "-".join([f"{self.game}-{self.board}"] + [str(p) for p in parts])
+
+    def default_finding_id(self, kind: str, event: int | None) -> str | None:
+        """The id a finding gets when its maker names none (None: a one-off finding)."""
+        return None
+
+    def finding(self, kind: str, section: Any, message: str, event: Event | int | None, *, seat: Any = None,
+                trick: int | None = None, status: str = "pending", options: list[str] | None = None,
+                remedy: str | None = None, id: str | None = None, rule: str | None = None,
+                **extra: Any) -> Finding:
+        """A finding of ``kind`` citing ``section`` (``rule``: a citation verbatim), not yet emitted.
+
+        ``event`` is the event (or its index) that gave rise to it; the
+        remaining keyword arguments are the kind's own fields (``card``,
+        ``expected_seat`` ...), flattened into the JSON line.
+        """
+        index = event.index if isinstance(event, Event) else event
+        return Finding(kind, rule=rule or self.cite(section), message=message, board=self.board, event=index,
+                       seat=str(seat) if seat is not None else None, trick=trick, status=status,
+                       options=list(options or []), remedy=remedy,
+                       id=id if id is not None else self.default_finding_id(kind, index), extra=extra)
+
+    def flag(self, kind: str, section: Any, message: str, event: Event | int | None, **kw: Any) -> Finding:
+        """Make a finding (arguments as :meth:`finding`) and emit it."""
+        return self.emit(self.finding(kind, section, message, event, **kw))
+
+    def restep(self, finding: Finding, status: str, event: Event | int | None = None, message: str | None = None, *,
+               section: Any = None, remedy: str | None = None, options: list[str] | None = None,
+               **extra: Any) -> Finding:
+        """Emit the next lifecycle step of ``finding`` (see :func:`tablecam.findings.next_step`).
+
+        ``event`` None keeps the event of the step before; ``section`` cites
+        another section of the rules for this step.
+        """
+        index = event.index if isinstance(event, Event) else finding.event if event is None else event
+        return self.emit(next_step(finding, status, index, message,
+                                   rule=self.cite(section) if section is not None else None,
+                                   remedy=remedy, options=options, **extra))
 
 
 def engine_class(game: str) -> type[BoardEngine]:

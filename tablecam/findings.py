@@ -95,6 +95,27 @@ def _jsonable(v: Any) -> Any:
     return str(v)
 
 
+def next_step(f: Finding, status: str, event: int | None, message: str | None = None, *, rule: str | None = None,
+              remedy: str | None = None, options: list[str] | None = None, **extra: Any) -> Finding:
+    """The same irregularity one lifecycle step on: same ``id``, ``kind``, ``seat`` and ``trick``.
+
+    ``message``, ``rule``, ``remedy`` and ``options`` replace the old ones when
+    given (``options=[]``: no choice is left); ``extra`` fields are added to
+    the old ones. A new :class:`Finding`, so the earlier step stays as it was
+    reported.
+
+    >>> f = Finding("revoke", rule="Law 61", message="S revoked.", board=1, event=7, seat="S",
+    ...             options=["correct it"], id="b1-revoke-S-3", extra={"established": False})
+    >>> g = next_step(f, "established", 12, established=True, options=[])
+    >>> g.id, g.status, g.event, g.message, g.options, g.extra
+    ('b1-revoke-S-3', 'established', 12, 'S revoked.', [], {'established': True})
+    """
+    return Finding(f.kind, rule=rule or f.rule, message=message or f.message, board=f.board, event=event,
+                   seat=f.seat, trick=f.trick, status=status,
+                   options=list(f.options if options is None else options), remedy=remedy or f.remedy, id=f.id,
+                   extra={**f.extra, **extra})
+
+
 def bad_event(message: str, event: int | None, board: Any = None, line: str | None = None) -> Finding:
     """The finding for an unreadable or impossible input line."""
     extra = {"line": line[:200]} if line is not None else {}

@@ -9,6 +9,7 @@ bidding ends when two players have passed after the last bid.
 
 from __future__ import annotations
 
+from ... import kinds
 from ...cards import Seat
 from ...events import Event
 from ...findings import bad_event
@@ -37,11 +38,11 @@ class BiddingMixin:
                                 self.board))
             return
         if seat not in self.active:
-            self.flag("sit_out_interference", "sit_out_interferes", f"{seat} is not an active player in this deal "
+            self.flag(kinds.SIT_OUT_INTERFERENCE, "sit_out_interferes", f"{seat} is not an active player in this deal "
                       f"and may not bid; the bid '{text}' is ignored.", ev, seat=seat, status="rectified")
             return
         if self.phase != "bidding":
-            self.flag("bid_out_of_turn", "bid_out_of_turn", f"{seat} bid '{text}' after the bidding ended; "
+            self.flag(kinds.BID_OUT_OF_TURN, "bid_out_of_turn", f"{seat} bid '{text}' after the bidding ended; "
                       "it is not considered.", ev, seat=seat, status="rectified", remedy="The bid is void.")
             return
         self.auction.append({"seat": str(seat), "bid": "pass" if is_pass else str(text), "event": ev.index})
@@ -54,7 +55,7 @@ class BiddingMixin:
     def _resolve_must_call(self, ev: Event, seat: Seat, what: str) -> None:
         f = self._must_call.pop(seat, None)
         if f is not None:
-            self.restate(f, "corrected", ev, remedy=f"{seat} {what}.")
+            self.restep(f, "corrected", ev, remedy=f"{seat} {what}.")
 
     def _pass(self, ev: Event, seat: Seat) -> None:
         if seat in self.passed and seat not in self._may_bid_again:
@@ -64,15 +65,15 @@ class BiddingMixin:
         pend = self._pending_insufficient.pop(seat, None)
         if pend is not None:
             if pend.extra.get("may_pass"):
-                self.restate(pend, "corrected", ev, remedy=f"{seat} chose to pass (F.3).")
+                self.restep(pend, "corrected", ev, remedy=f"{seat} chose to pass (F.3).")
             else:
-                self.restate(pend, "established", ev)
-                self.flag("pass_not_allowed", "insufficient_no_pass", f"{seat} passed after an insufficient bid while "
+                self.restep(pend, "established", ev)
+                self.flag(kinds.PASS_NOT_ALLOWED, "insufficient_no_pass", f"{seat} passed after an insufficient bid while "
                           "higher bids of the same kind remained; he must make a higher bid instead.", ev, seat=seat,
                           remedy="Ask for a bid higher than the last one (F.2); the director decides if the table "
                                  "played on.")
         if not self.high and seat == self.forehand and not self._a1_done():
-            self._a1 = self.flag("first_bid_pass", "first_bid_pass", f"Forehand {seat} opened the bidding with pass, "
+            self._a1 = self.flag(kinds.FIRST_BID_PASS, "first_bid_pass", f"Forehand {seat} opened the bidding with pass, "
                                  "which is not allowed; he must make a bid.", ev, seat=seat,
                                  remedy="Forehand makes a bid; his pass does not count.")
             self.turn = seat
@@ -84,7 +85,7 @@ class BiddingMixin:
             if self.high_seat is not None:
                 opts.append(f"{first} passes too: the bidder {self.high_seat} may require {seat} to bid something "
                             "other than pass")
-            f = self.flag("pass_out_of_turn", "pass_out_of_turn", f"{seat} passed before {first}, whose turn it was, "
+            f = self.flag(kinds.PASS_OUT_OF_TURN, "pass_out_of_turn", f"{seat} passed before {first}, whose turn it was, "
                           "had spoken; the pass stands.", ev, seat=seat, options=opts)
             self._f4 = {"seat": seat, "first": first, "bidder": self.high_seat, "finding": f}
             return
@@ -97,7 +98,7 @@ class BiddingMixin:
             if self.high_seat is not None:
                 self._may_bid_again.add(f4["seat"])
                 self.passed.discard(f4["seat"])
-                self.restate(f4["finding"], "pending", ev, remedy=f"{self.high_seat} may require {f4['seat']} to make "
+                self.restep(f4["finding"], "pending", ev, remedy=f"{self.high_seat} may require {f4['seat']} to make "
                              "a bid other than pass (F.4).")
                 self.turn = f4["seat"]
                 return
@@ -109,7 +110,7 @@ class BiddingMixin:
     def _real_bid(self, ev: Event, seat: Seat, text: str) -> None:
         rules = self.rules
         if rules.is_unspecified_forbidden(text):
-            self._must_call[seat] = self.flag("unspecified_bid", "unspecified", f"{seat} bid '{text}' without saying which solomisär; "
+            self._must_call[seat] = self.flag(kinds.UNSPECIFIED_BID, "unspecified", f"{seat} bid '{text}' without saying which solomisär; "
                       "solomisärer cannot be bid unspecified, so the bid is void.", ev, seat=seat,
                       remedy=f"{seat} names a bid from the table or passes.")
             return
@@ -118,17 +119,17 @@ class BiddingMixin:
             self.emit(bad_event(f"'{text}' is not in the bid table {rules.table_name}; bid ignored.", ev.index, self.board))
             return
         if seat in self.passed and seat not in self._may_bid_again:
-            self.flag("bid_after_pass", "passed_bids_again", f"{seat} bid {c.name} after having passed; a player who "
+            self.flag(kinds.BID_AFTER_PASS, "passed_bids_again", f"{seat} bid {c.name} after having passed; a player who "
                       "has passed may not bid again, so the bid is void.", ev, seat=seat, status="rectified",
                       remedy="The bid does not count.")
             return
         if seat != self.turn and seat not in self._may_bid_again:
-            self.flag("bid_out_of_turn", "bid_out_of_turn", f"{seat} bid {c.name} out of turn ({self.turn} was to "
+            self.flag(kinds.BID_OUT_OF_TURN, "bid_out_of_turn", f"{seat} bid {c.name} out of turn ({self.turn} was to "
                       "speak); the bid is not considered.", ev, seat=seat, status="rectified",
                       remedy=f"The bid is void; {self.turn} speaks.")
             return
         if not rules.biddable(c):
-            self._must_call[seat] = self.flag("bid_not_allowed", "not_biddable", f"{seat} bid {c.name}, which may not be bid in this tournament "
+            self._must_call[seat] = self.flag(kinds.BID_NOT_ALLOWED, "not_biddable", f"{seat} bid {c.name}, which may not be bid in this tournament "
                       "although it is in the bid table; the bid is void.", ev, seat=seat,
                       remedy=f"{seat} makes another bid or passes.")
             return
@@ -139,18 +140,18 @@ class BiddingMixin:
         self._resolve_must_call(ev, seat, f"bid {c.name} instead")
         pend = self._pending_insufficient.pop(seat, None)
         if pend is not None:
-            self.restate(pend, "corrected", ev, remedy=f"{seat} corrected to {c.name}.")
+            self.restep(pend, "corrected", ev, remedy=f"{seat} corrected to {c.name}.")
         if self._a1 is not None and self._a1.status == "pending" and seat == self.forehand:
-            self._a1 = self.restate(self._a1, "corrected", ev, remedy=f"Forehand bid {c.name}.")
+            self._a1 = self.restep(self._a1, "corrected", ev, remedy=f"Forehand bid {c.name}.")
         if seat in self._may_bid_again:
             self._may_bid_again.discard(seat)
             if self._f4 is None:
                 for f in reversed(self.findings):
-                    if f.kind == "pass_out_of_turn" and f.seat == str(seat):
-                        self.restate(f, "corrected", ev, remedy=f"{seat} bid {c.name} as required (F.4).")
+                    if f.kind == kinds.PASS_OUT_OF_TURN and f.seat == str(seat):
+                        self.restep(f, "corrected", ev, remedy=f"{seat} bid {c.name} as required (F.4).")
                         break
         if self._f4 is not None and seat == self._f4["first"]:
-            self.restate(self._f4["finding"], "established", ev, remedy=f"{seat} bid; the pass stands (C.8).")
+            self.restep(self._f4["finding"], "established", ev, remedy=f"{seat} bid; the pass stands (C.8).")
             self._f4 = None
         self.prev_no = self.high_no
         self.high, self.high_no, self.high_seat, self.high_event = c, eff, seat, ev
@@ -168,7 +169,7 @@ class BiddingMixin:
         else:
             opts = ["pass", f"any bid above {last} (F.3)"]
             key = "insufficient_free"
-        f = self.flag("insufficient_bid", key, f"{seat} bid {c.name}, which does not overcall {last}; he must "
+        f = self.flag(kinds.INSUFFICIENT_BID, key, f"{seat} bid {c.name}, which does not overcall {last}; he must "
                       + ("bid again and may not pass." if same else "pass or make a sufficient bid."), ev, seat=seat,
                       options=opts, may_pass=not same, bid=c.name, last=last)
         if same:
@@ -217,7 +218,7 @@ class BiddingMixin:
         h = self.high
         if not h.unspecified:
             if c != h:
-                self.flag("contract_mismatch", "unspecified", f"{ev.seat} won the bidding with {h.name} but "
+                self.flag(kinds.CONTRACT_MISMATCH, "unspecified", f"{ev.seat} won the bidding with {h.name} but "
                           f"names {c.name}; the contract is the one bid.", ev, seat=ev.seat, status="rectified")
             return
         rule = self.rules.unspecified_rule(h)
@@ -225,20 +226,20 @@ class BiddingMixin:
         if rule.get("resolve") == "lowest_above_previous":
             low = self.rules.lowest_above(h.family, self.prev_no)
             if c != low:
-                self.flag("unspecified_contract", "unspecified_lowest", f"Unspecified {h.name.lower()} must be played "
+                self.flag(kinds.UNSPECIFIED_CONTRACT, "unspecified_lowest", f"Unspecified {h.name.lower()} must be played "
                           f"as {low.name if low else '?'}, the lowest that overcalls the previous bid, not {c.name}.",
                           ev, seat=ev.seat, status="rectified", remedy=f"Played as {low.name if low else '?'}.")
             return
         if not ok_family or c.no <= self.prev_no or not self.rules.biddable(c):
             prev = self._contract_no(self.prev_no)
-            self._a4 = self.flag("unspecified_contract", "unspecified", f"{ev.seat} named {c.name} for the unspecified "
+            self._a4 = self.flag(kinds.UNSPECIFIED_CONTRACT, "unspecified", f"{ev.seat} named {c.name} for the unspecified "
                       f"{h.name.lower()}; it must be a {h.name.lower()} that overcalls {prev}.", ev, seat=ev.seat,
                       options=[m.name for m in self.rules.family_members(h.family)
                                if m.no > self.prev_no and self.rules.biddable(m)])
             return
         self.contract = c
         if self._a4 is not None:
-            self.restate(self._a4, "corrected", ev, remedy=f"Declarer named {c.name}.")
+            self.restep(self._a4, "corrected", ev, remedy=f"Declarer named {c.name}.")
 
     def _contract_no(self, no: int) -> str:
         for c in self.rules.contracts:

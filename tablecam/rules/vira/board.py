@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ... import kinds
 from ...cards import Card, Seat, parse_seat
 from ...engine import BoardEngine
 from ...events import Event
@@ -183,23 +184,13 @@ class ViraBoard(BiddingMixin, PurchaseMixin, PlayMixin, OutcomeMixin, BoardEngin
         return [s for s in self.active if s != self.declarer]
 
     # -- findings --------------------------------------------------------------------
-    def flag(self, kind: str, key: str, message: str, ev: Event | None, seat: Any = None, trick: int | None = None,
-             status: str = "pending", options: list[str] | None = None, remedy: str | None = None,
-             id: str | None = None, rule: str | None = None, **extra: Any) -> Finding:
-        """Emit a finding citing ``Vira SM 2025 <section of key>`` (or ``rule`` verbatim)."""
-        f = Finding(kind, rule=rule or self.rules.cite(key), message=message, board=self.board,
-                    event=ev.index if ev is not None else None, seat=str(seat) if seat is not None else None,
-                    trick=trick, status=status, options=list(options or []), remedy=remedy,
-                    id=id or f"vira-{self.board}-{kind}-{ev.index if ev is not None else 'end'}", extra=extra)
-        return self.emit(f)
+    def cite(self, section: Any) -> str:
+        """Findings cite the rule text by a situation's key in the rule table: ``Vira SM 2025 E.7``."""
+        return self.rules.cite(section)
 
-    def restate(self, f: Finding, status: str, ev: Event | None = None, message: str | None = None,
-                remedy: str | None = None, key: str | None = None, **extra: Any) -> Finding:
-        """Re-emit a finding with the same id and a new lifecycle status (``key``: cite another section)."""
-        g = Finding(f.kind, rule=self.rules.cite(key) if key else f.rule, message=message or f.message, board=f.board,
-                    event=ev.index if ev is not None else f.event, seat=f.seat, trick=f.trick, status=status,
-                    options=list(f.options), remedy=remedy or f.remedy, id=f.id, extra={**f.extra, **extra})
-        return self.emit(g)
+    def default_finding_id(self, kind: str, event: int | None) -> str | None:
+        """Every Vira finding has an id: ``vira-<board>-<kind>-<event>``."""
+        return f"vira-{self.board}-{kind}-{event if event is not None else 'end'}"
 
     # -- the fold -----------------------------------------------------------------------
     def apply(self, event: Event) -> list[Finding]:
@@ -246,7 +237,7 @@ class ViraBoard(BiddingMixin, PurchaseMixin, PlayMixin, OutcomeMixin, BoardEngin
 
     def _on_talong_face_up(self, ev: Event) -> None:
         self.face_up_talong.add(ev.card)
-        self.flag("talong_face_up", "talong_face_up", f"{ev.card} was found face up in the talong; it stays "
+        self.flag(kinds.TALONG_FACE_UP, "talong_face_up", f"{ev.card} was found face up in the talong; it stays "
                   "face up: it may not be bought in a köpspel or solo and is ignored in a gask.", ev, status="info",
                   card=str(ev.card))
 
@@ -269,7 +260,7 @@ class ViraBoard(BiddingMixin, PurchaseMixin, PlayMixin, OutcomeMixin, BoardEngin
             if f is not None:
                 taken, trick_no = self._revoke_state.get(r.id, (0, r.trick))
                 outcome = self._most_favourable(r.seat, taken, trick_no)
-                self.restate(f, "established", event, established=True, outcome=outcome, key="revoke_established",
+                self.restep(f, "established", event, established=True, outcome=outcome, section="revoke_established",
                              message=f"{r.seat}'s revoke in trick {r.trick} was never corrected; the deal is settled "
                                      f"at the most favourable outcome still possible for the other side: the declarer "
                                      f"{outcome}.",
@@ -278,9 +269,8 @@ class ViraBoard(BiddingMixin, PurchaseMixin, PlayMixin, OutcomeMixin, BoardEngin
         self.phase = "done"
         self.score = self._settle(event)
         self.score["next_dealer"] = self._next_dealer(self.score.get("outcome"))
-        self.emit(Finding("score", rule=self.score.pop("rule"), message=self.score.pop("message"), board=self.board,
-                          event=event.index if event is not None else None, status="info",
-                          id=f"vira-{self.board}-score", extra=self.score))
+        self.flag(kinds.SCORE, None, self.score.pop("message"), event, rule=self.score.pop("rule"), status="info",
+                  id=f"vira-{self.board}-score", **self.score)
         self._check_payment(event)
         return self.findings[start:]
 

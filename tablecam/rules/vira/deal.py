@@ -27,6 +27,7 @@ other pack. Without ``pack`` fields a duplicate card is the evidence.
 
 from __future__ import annotations
 
+from ... import kinds
 from typing import TYPE_CHECKING, Any
 
 from ...cards import Card, Seat
@@ -84,7 +85,7 @@ class DealChecker:
         raw = ev.raw or {}
         back = raw.get("pack")
         if card in self.seen:
-            b.flag("duplicate_card", "other_pack", f"{card} was dealt twice in this deal, so the pack holds a card "
+            b.flag(kinds.DUPLICATE_CARD, "other_pack", f"{card} was dealt twice in this deal, so the pack holds a card "
                    "from another pack; redeal without penalty.", ev, card=str(card), status="established",
                    remedy="Redeal without penalty, same dealer (E.5, D.6).")
             self._redeal(ev, "other_pack", f"A card from another pack ({card}, dealt twice) is in the deal; "
@@ -107,7 +108,7 @@ class DealChecker:
         elif got != want and not self.order_error:
             self.order_error = True
             who = "the player who sits out" if isinstance(key, Seat) and key not in b.active else got
-            b.flag("deal_order", "dealer_responsible", f"Card {pos + 1} ({card}) went to {who} where the dealing "
+            b.flag(kinds.DEAL_ORDER, "dealer_responsible", f"Card {pos + 1} ({card}) went to {who} where the dealing "
                    f"order (4, 3, 3, 3 from forehand) gives it to {want}; harmless if every hand and the talong end "
                    "with 13 cards (D.4), otherwise see the card counts.", ev, seat=b.dealer, status="info",
                    card=str(card), position=pos + 1, expected_to=want, to=got)
@@ -115,7 +116,7 @@ class DealChecker:
     def _redeal(self, ev: Event, key: str, message: str, seat: Any = None, **extra: Any) -> None:
         b = self.b
         section = b.rules.section(key)
-        b.flag("misdeal", key, message, ev, seat=seat, status="established",
+        b.flag(kinds.MISDEAL, key, message, ev, seat=seat, status="established",
                remedy="Redeal without penalty; the same dealer deals again (D.6).", **extra)
         b.redeal.append((ev.index, section))
 
@@ -138,25 +139,25 @@ class DealChecker:
             if n != hand:
                 remedy = ("The deal is redealt anyway (see the misdeal above)." if explained else
                           f"Felgiv: {s} pays a bet and the deal passes to the left (E.7).")
-                b.flag("wrong_card_count", "hand_count", f"{s} was dealt {n} cards instead of {hand}; felgiv: he pays "
+                b.flag(kinds.WRONG_CARD_COUNT, "hand_count", f"{s} was dealt {n} cards instead of {hand}; felgiv: he pays "
                        "a bet and the deal passes to the left.", ev, seat=s,
                        count=n, expected=hand, status="established", remedy=remedy,
                        id=f"vira-{b.board}-wrong_card_count-{s}",
                        options=["found before the talong was put down: redeal without penalty (E.4)",
                                 "found later, before he bought or played: felgiv, he pays a bet (E.7)"])
                 if not explained:
-                    b.abort_bets.append((ev.index if ev else None, "wrong_card_count", {str(s): 1}, b.rules.section("hand_count")))
+                    b.abort_bets.append((ev.index if ev else None, kinds.WRONG_CARD_COUNT, {str(s): 1}, b.rules.section("hand_count")))
         for s in b.players:
             if s not in b.active and b.hands.get(s):
                 if not explained:
-                    b.flag("wrong_card_count", "dealer_responsible", f"{s}, who sits out, was dealt {len(b.hands[s])} cards.",
+                    b.flag(kinds.WRONG_CARD_COUNT, "dealer_responsible", f"{s}, who sits out, was dealt {len(b.hands[s])} cards.",
                            ev, seat=s, count=len(b.hands[s]), expected=0, status="established",
                            id=f"vira-{b.board}-wrong_card_count-{s}")
         n = len(b.talong)
         if n != tal:
             remedy = ("The deal is redealt anyway (see the misdeal above)." if explained else
                       f"Felgiv: the dealer {b.dealer} pays a bet and the deal passes to the left (E.8).")
-            b.flag("wrong_card_count", "talong_count", f"The talong holds {n} cards instead of {tal}; felgiv: the "
+            b.flag(kinds.WRONG_CARD_COUNT, "talong_count", f"The talong holds {n} cards instead of {tal}; felgiv: the "
                    f"dealer {b.dealer} pays a bet and the deal passes to the left.", ev,
                    seat="talong", count=n, expected=tal, status="established", remedy=remedy,
                    id=f"vira-{b.board}-wrong_card_count-talong",
@@ -164,4 +165,4 @@ class DealChecker:
                             "found before anyone but the dealer bought and before the first lead: felgiv, the dealer "
                             "pays a bet (E.8)"])
             if not explained:
-                b.abort_bets.append((ev.index if ev else None, "wrong_card_count", {str(b.dealer): 1}, b.rules.section("talong_count")))
+                b.abort_bets.append((ev.index if ev else None, kinds.WRONG_CARD_COUNT, {str(b.dealer): 1}, b.rules.section("talong_count")))

@@ -6,6 +6,7 @@ tricks do (D.10). Money comes from :mod:`.settle` and the bid table.
 
 from __future__ import annotations
 
+from ... import kinds
 from typing import Any
 
 from ...cards import parse_seat
@@ -155,7 +156,7 @@ class OutcomeMixin:
             have = laggarde_suits(self.deal.dealt.get(seat, []), limits)
             if len(have) < need:
                 thieves.append(str(seat))
-                self.flag("tjuvpass", "tjuvpass", f"{seat} passed over the gök as {('first', 'second')[order.index(seat)]}"
+                self.flag(kinds.TJUVPASS, "tjuvpass", f"{seat} passed over the gök as {('first', 'second')[order.index(seat)]}"
                           f" hand with {len(have)} läggarde{'' if len(have) == 1 else 'r'} instead of {need}, and the "
                           "gök went home: he compensates.", ev, seat=seat, status="established",
                           laggarder=have, needed=need, id=f"vira-{self.board}-tjuvpass-{seat}")
@@ -164,7 +165,7 @@ class OutcomeMixin:
         partner = {str(a): str(b) for a in self.defenders for b in self.defenders if a != b}
         pay = compensation(thieves, partner, str(self.sit_out) if self.sit_out else None, cfg.get("compensation", {}))
         for f in self.findings:
-            if f.kind == "tjuvpass" and f.seat in thieves:
+            if f.kind == kinds.TJUVPASS and f.seat in thieves:
                 f.extra["compensation"] = pay
         return pay
 
@@ -190,7 +191,7 @@ class OutcomeMixin:
         if ev.get("bets") is not None and got_b != want_b:
             problems.append(f"bets {got_b} instead of {want_b}")
         if problems:
-            self.flag("payment_error", "payment", "The table paid " + " and ".join(problems) + ".", ev,
+            self.flag(kinds.PAYMENT_ERROR, "payment", "The table paid " + " and ".join(problems) + ".", ev,
                       remedy="Correct the payment; it can be claimed until everyone has picked up his cards in the "
                              "deal after next (D.7).", expected_pinnar=want_p, expected_bets=want_b)
 

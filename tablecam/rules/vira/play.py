@@ -8,6 +8,7 @@ established when a card is led to the next trick.
 
 from __future__ import annotations
 
+from ... import kinds
 from ...cards import Card, Seat
 from ...events import Event
 from ...findings import bad_event
@@ -21,7 +22,7 @@ class PlayMixin:
     def _start_play(self, ev: Event) -> None:
         """First lead: everything that must be settled before it is checked here."""
         if self.phase in ("deal", "bidding"):
-            self.flag("play_before_auction", "late", "A card was played before the bidding was over; the engine "
+            self.flag(kinds.PLAY_BEFORE_AUCTION, "late", "A card was played before the bidding was over; the engine "
                       "treats the bidding as ended.", ev, status="info")
             if self.high is not None:
                 self.declarer = self.high_seat
@@ -29,13 +30,13 @@ class PlayMixin:
         self.phase = "play"
         c = self.contract
         if c is not None and c.unspecified and self._a4 is None:
-            self._a4 = self.flag("unspecified_contract", "unspecified", f"The final bid was an unspecified "
+            self._a4 = self.flag(kinds.UNSPECIFIED_CONTRACT, "unspecified", f"The final bid was an unspecified "
                                  f"{c.name.lower()}, and the declarer {self.declarer} has not said which one he plays.",
                                  ev, seat=self.declarer, options=[m.name for m in self.rules.family_members(c.family)
                                                                   if m.no > self.prev_no and self.rules.biddable(m)])
         if c is not None and not c.is_misar and not self.trump_named and \
-                not any(f.kind == "trump_choice" for f in self.findings):
-            self.flag("trump_choice", "trump_choice", f"No trump was named for {c.name} before the first lead.", ev,
+                not any(f.kind == kinds.TRUMP_CHOICE for f in self.findings):
+            self.flag(kinds.TRUMP_CHOICE, "trump_choice", f"No trump was named for {c.name} before the first lead.", ev,
                       seat=self.declarer, remedy="The declarer names trump; if the deal cannot go on he pays for a "
                       "lagd hand (G.1-G.2).")
         if c is not None and self._misar_open() and self.declarer in self.shown and self.deal.known \
@@ -43,14 +44,14 @@ class PlayMixin:
             hidden = sorted(set(self.hands.get(self.declarer, [])) - set(self.shown[self.declarer]))
             if hidden:
                 self._a7_done = True
-                self.flag("open_misar_not_shown", "open_misar", f"The declarer {self.declarer} laid up his hand in "
+                self.flag(kinds.OPEN_MISAR_NOT_SHOWN, "open_misar", f"The declarer {self.declarer} laid up his hand in "
                           f"{c.name} without {len(hidden)} card{'s' if len(hidden) > 1 else ''} "
                           f"({', '.join(map(str, hidden))}) before the first lead.", ev, seat=self.declarer,
                           remedy="The declarer lays those cards face up now; the director judges any damage.",
                           hidden=[str(x) for x in hidden])
         if c is not None and self._misar_open() and self.declarer not in self.shown and not self._a7_done:
             self._a7_done = True
-            self.flag("open_misar_not_shown", "open_misar", f"The declarer {self.declarer} has not laid his cards face "
+            self.flag(kinds.OPEN_MISAR_NOT_SHOWN, "open_misar", f"The declarer {self.declarer} has not laid his cards face "
                       f"up before the first lead in {c.name} (an open misär).", ev, seat=self.declarer,
                       remedy="The declarer lays his cards face up now; the director judges any damage.")
         if c is not None:
@@ -85,20 +86,20 @@ class PlayMixin:
         for s in wrong:
             n = len(self.hands.get(s, []))
             if s == self.declarer:
-                self.flag("felekartering", "declarer_felekartering", f"The declarer {s} holds {n} cards after the "
+                self.flag(kinds.FELEKARTERING, "declarer_felekartering", f"The declarer {s} holds {n} cards after the "
                           f"purchase instead of {want}; the deal is stopped unless both defenders want to play on.",
                           ev, seat=s, count=n, expected=want, id=f"vira-{self.board}-felekartering-{s}",
                           options=["both defenders play on under the present conditions (D.9, D.10)",
                                    "stop the deal: the declarer pays for a lagd hand (H.3)"])
             else:
-                self.flag("felekartering", "defender_felekartering", f"Defender {s} holds {n} cards after the purchase "
+                self.flag(kinds.FELEKARTERING, "defender_felekartering", f"Defender {s} holds {n} cards after the purchase "
                           f"instead of {want}; the declarer is home.", ev, seat=s, count=n, expected=want,
                           status="established", id=f"vira-{self.board}-felekartering-{s}",
                           remedy="The declarer is paid as home (H.4).")
         if self.declarer in wrong and len(wrong) > 1:
             bets = {str(s): 1 for s in wrong}
             self.forced.append(Forced(ev.index, "neither", self.rules.section("both_felekartering"), bets=bets))
-            self.flag("felekartering", "both_felekartering", "Both the declarer and a defender discarded wrongly: the "
+            self.flag(kinds.FELEKARTERING, "both_felekartering", "Both the declarer and a defender discarded wrongly: the "
                       "game is neither home nor bet, and each of them pays a bet.", ev, status="established",
                       remedy="Each faulty player pays a bet (H.5).", bets=bets)
         elif self.declarer in wrong:
@@ -119,7 +120,7 @@ class PlayMixin:
         if self.phase != "play":
             self._start_play(ev)
         if seat not in self.active:
-            self.flag("sit_out_interference", "sit_out", f"{seat} is not an active player in this deal; the card "
+            self.flag(kinds.SIT_OUT_INTERFERENCE, "sit_out", f"{seat} is not an active player in this deal; the card "
                       f"{card} is ignored.", ev, seat=seat, status="info")
             return
         if self.trick is None:
@@ -131,7 +132,7 @@ class PlayMixin:
         expected = self._expected_player()
         if seat != expected:
             lead = not self.trick.cards
-            f = self.flag("lead_out_of_turn" if lead else "play_out_of_turn", "out_of_turn",
+            f = self.flag(kinds.LEAD_OUT_OF_TURN if lead else "play_out_of_turn", "out_of_turn",
                           f"{seat} {'led' if lead else 'played'} {card} to trick {number} out of turn ({expected} was "
                           "to play); it is corrected without penalty unless seeing the card harmed the other side.",
                           ev, seat=seat, trick=number, card=str(card),
@@ -141,13 +142,13 @@ class PlayMixin:
             self._out_of_turn.append({"finding": f, "seat": seat, "card": card, "trick": number, "status": "pending"})
         hand = self.hands.setdefault(seat, [])
         if self.deal.known and card not in hand:
-            self.flag("card_not_in_hand", "out_of_turn", f"{seat} played {card}, which is not in his hand.", ev,
+            self.flag(kinds.CARD_NOT_IN_HAND, "out_of_turn", f"{seat} played {card}, which is not in his hand.", ev,
                       seat=seat, trick=number, status="info", card=str(card), rule="tablecam event log")
         elif self.deal.known:
             led = self.trick.led_suit()
             r = self.revokes.check(seat, card, hand, led, number, ev.index)
             if r is not None:
-                f = self.flag("revoke", "revoke", f"{seat} did not follow {led} with {card} in trick {number}; "
+                f = self.flag(kinds.REVOKE, "revoke", f"{seat} did not follow {led} with {card} in trick {number}; "
                               "corrected without penalty if taken back before the next trick is turned.", ev,
                               seat=seat, trick=number, id=r.id, established=False, card=str(card),
                               options=["correct now: take back this card and every card after it, play a card of "
@@ -173,7 +174,7 @@ class PlayMixin:
             offender = r.seat
             taken, trick_no = self._revoke_state.get(r.id, (0, r.trick))
             outcome = self._most_favourable(offender, taken, trick_no)
-            self.restate(f, "established", ev, established=True, outcome=outcome, key="revoke_established",
+            self.restep(f, "established", ev, established=True, outcome=outcome, section="revoke_established",
                          message=f"{offender}'s revoke in trick {r.trick} was not corrected before the next trick was "
                                  f"turned; the deal is stopped and the other side is paid the most favourable outcome "
                                  f"still possible: the declarer {outcome}.",
@@ -182,15 +183,15 @@ class PlayMixin:
         for x in self._out_of_turn:
             if x["status"] == "pending" and x["trick"] < number:
                 x["status"] = "established"
-                self.restate(x["finding"], "established", ev, remedy="Not corrected before the next trick was turned: "
+                self.restep(x["finding"], "established", ev, remedy="Not corrected before the next trick was turned: "
                              "play goes on under the present conditions (D.7).")
         self._out_of_turn = [x for x in self._out_of_turn if x["status"] == "pending"]
         for fz in self.forced:
             if fz.outcome == "felekartering_declarer" and number >= 2 and not fz.played_on:
                 fz.played_on = True
                 for f in reversed(self.findings):
-                    if f.kind == "felekartering" and f.seat == str(self.declarer):
-                        self.restate(f, "established", ev, remedy="Both defenders played on: the deal counts as "
+                    if f.kind == kinds.FELEKARTERING and f.seat == str(self.declarer):
+                        self.restep(f, "established", ev, remedy="Both defenders played on: the deal counts as "
                                      "with the right number of cards (D.9, D.10).")
                         break
 
@@ -217,20 +218,20 @@ class PlayMixin:
         self.hands.setdefault(seat, []).append(card)
         r = self.revokes.retract(seat, card)
         if r is not None and r.id in self._revoke_findings:
-            self.restate(self._revoke_findings[r.id], "corrected", ev, corrected=True, key="revoke_correction",
+            self.restep(self._revoke_findings[r.id], "corrected", ev, corrected=True, section="revoke_correction",
                          remedy="Taken back in time with every card played after it; the offender plays a card of "
                                 "the suit led (J.4, J.5).")
         for x in self._out_of_turn:
             if x["status"] == "pending" and x["seat"] == seat and x["card"] == card:
                 x["status"] = "corrected"
-                self.restate(x["finding"], "corrected", ev, remedy="The card went back to the hand (J.1).")
+                self.restep(x["finding"], "corrected", ev, remedy="The card went back to the hand (J.1).")
         if t.cards:
             t.leader = t.cards[0][0]
 
     def _on_expose(self, ev: Event) -> None:
         if ev.seat == self.declarer and self._misar_open():
             return
-        self.flag("exposed_card", "out_of_turn", f"{ev.seat} showed {ev.card} from his hand; it is taken back "
+        self.flag(kinds.EXPOSED_CARD, "out_of_turn", f"{ev.seat} showed {ev.card} from his hand; it is taken back "
                   "without penalty unless seeing it harmed the other side.", ev, seat=ev.seat, card=str(ev.card),
                   options=["no harm: the card goes back to the hand (J.1)",
                            "harm: the deal is stopped and the other side is paid the most favourable outcome still "
@@ -239,7 +240,7 @@ class PlayMixin:
     def _on_claim(self, ev: Event) -> None:
         self.claim = (ev.seat, ev.get("tricks"))
         if ev.seat in self.defenders:
-            self.flag("concession", "concede", f"Defender {ev.seat} gave up the game; the declarer is home.", ev,
+            self.flag(kinds.CONCESSION, "concede", f"Defender {ev.seat} gave up the game; the declarer is home.", ev,
                       seat=ev.seat, status="info")
             self.forced.append(Forced(ev.index, "hemma", self.rules.section("concede")))
 

@@ -6,6 +6,7 @@ and buys first, then the defender on his left, then the one on his right.
 
 from __future__ import annotations
 
+from ... import kinds
 from ...cards import Seat
 from ...events import Event
 from ...findings import bad_event
@@ -45,7 +46,7 @@ class PurchaseMixin:
                          f"{want} should be turned up.")
 
     def _g1(self, ev: Event, message: str) -> None:
-        self.flag("trump_choice", "trump_choice", message.rstrip(".") + "; the deal is stopped and the declarer pays "
+        self.flag(kinds.TRUMP_CHOICE, "trump_choice", message.rstrip(".") + "; the deal is stopped and the declarer pays "
                   "for a lagd hand in the lowest suit that could have been trump.", ev, seat=self.declarer,
                   status="established", remedy="Declarer pays for a lagd hand (G.1), paid in the lowest colour (G.2).")
         self.forced.append(Forced(ev.index, "lagd", self.rules.section("trump_choice"), column=0))
@@ -58,7 +59,7 @@ class PurchaseMixin:
             if c in hand:
                 hand.remove(c)
             elif self.deal.known:
-                self.flag("card_not_in_hand", "felekartering", f"{seat} discarded {c}, which is not in his hand.", ev,
+                self.flag(kinds.CARD_NOT_IN_HAND, "felekartering", f"{seat} discarded {c}, which is not in his hand.", ev,
                           seat=seat, status="info", card=str(c))
             self.discards.setdefault(seat, []).append(c)
 
@@ -66,10 +67,10 @@ class PurchaseMixin:
         seat = ev.seat
         cards = ev.get("cards")
         if self.phase in ("deal", "bidding"):
-            self.flag("talong_before_auction", "talong_before_end", f"{seat} took cards from the talong before the "
+            self.flag(kinds.TALONG_BEFORE_AUCTION, "talong_before_end", f"{seat} took cards from the talong before the "
                       "bidding was over; the deal is stopped and he pays a bet.", ev, seat=seat, status="established",
                       remedy=f"{seat} pays a bet into the pulla; the deal passes to the left (F.6).")
-            self.abort_bets.append((ev.index, "talong_before_auction", {str(seat): 1}, self.rules.section("talong_before_end")))
+            self.abort_bets.append((ev.index, kinds.TALONG_BEFORE_AUCTION, {str(seat): 1}, self.rules.section("talong_before_end")))
         else:
             self._purchase_order(ev, seat)
             if seat == self.declarer and self.contract is not None:
@@ -77,7 +78,7 @@ class PurchaseMixin:
             if self.contract is not None and self.contract.royal and self.declarer not in self.shown \
                     and not self._a7_done:
                 self._a7_done = True
-                self.flag("open_misar_not_shown", "open_misar", f"The declarer {self.declarer} has not laid his cards "
+                self.flag(kinds.OPEN_MISAR_NOT_SHOWN, "open_misar", f"The declarer {self.declarer} has not laid his cards "
                           f"face up before the purchase in {self.contract.name}.", ev, seat=self.declarer,
                           remedy="The declarer lays his cards face up now; the director judges any damage.")
         hand = self.hands.setdefault(seat, [])
@@ -85,10 +86,10 @@ class PurchaseMixin:
             if c in self.talong:
                 self.talong.remove(c)
             elif self.deal.known:
-                self.flag("card_not_in_talong", "declarer_purchase" if seat == self.declarer else "defender_purchase",
+                self.flag(kinds.CARD_NOT_IN_TALONG, "declarer_purchase" if seat == self.declarer else "defender_purchase",
                           f"{seat} bought {c}, which is not in the talong.", ev, seat=seat, status="info", card=str(c))
             if c in self.face_up_talong and self.contract is not None and self.contract.family != "gask":
-                self.flag("face_up_card_bought", "face_up_bought", f"{seat} bought {c}, which lay face up in the "
+                self.flag(kinds.FACE_UP_CARD_BOUGHT, "face_up_bought", f"{seat} bought {c}, which lay face up in the "
                           "talong; in a köpspel or solo it may not be bought and is put aside.", ev, seat=seat,
                           remedy="Put the card aside (E.10).", card=str(c))
             hand.append(c)
@@ -105,7 +106,7 @@ class PurchaseMixin:
             if ("G.5", str(seat)) in self._flagged:
                 return
             self._flagged.add(("G.5", str(seat)))
-            self.flag("purchase_out_of_turn", "defender_purchase", f"Defender {seat} started his purchase before the "
+            self.flag(kinds.PURCHASE_OUT_OF_TURN, "defender_purchase", f"Defender {seat} started his purchase before the "
                       f"declarer {self.declarer} had finished his; the declarer is home.", ev, seat=seat,
                       status="established", remedy="The declarer is paid as home (G.5).")
             self.forced.append(Forced(ev.index, "hemma", self.rules.section("defender_purchase")))
@@ -113,7 +114,7 @@ class PurchaseMixin:
         lho = self.next_active(self.declarer)
         if seat != lho and lho not in done and ("G.4", str(seat)) not in self._flagged:
             self._flagged.add(("G.4", str(seat)))
-            self.flag("purchase_out_of_turn", "rho_early_purchase", f"{seat}, on the declarer's right, started his "
+            self.flag(kinds.PURCHASE_OUT_OF_TURN, "rho_early_purchase", f"{seat}, on the declarer's right, started his "
                       f"purchase before {lho} on the declarer's left had finished; the declarer is home.", ev,
                       seat=seat, status="established", remedy="The declarer is paid as home (G.4).")
             self.forced.append(Forced(ev.index, "hemma", self.rules.section("rho_early_purchase")))
@@ -122,7 +123,7 @@ class PurchaseMixin:
         c = self.contract
         assert c is not None
         if c.purchase is False:
-            self.flag("purchase_not_allowed", "declarer_purchase", f"The declarer {self.declarer} bought from the "
+            self.flag(kinds.PURCHASE_NOT_ALLOWED, "declarer_purchase", f"The declarer {self.declarer} bought from the "
                       f"talong in {c.name}, where there is no purchase; he pays for a lagd hand.", ev,
                       seat=self.declarer, status="established", remedy="Declarer pays for a lagd hand (G.3).")
             self.forced.append(Forced(ev.index, "lagd", self.rules.section("declarer_purchase")))
