@@ -24,8 +24,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from ... import kinds
 from ...cards import Seat
-from .bids import Bid, bid_key, is_nolo, joinable
+from ...events import Event
+from ...findings import Finding, bad_event
+from .bids import Bid, bid_key, is_nolo, joinable, parse_bid
 
 Problem = tuple[str, dict[str, Any]]
 """(what, details): ``after_auction``, ``after_pass``, ``out_of_turn`` (expected), ``invalid_join``
@@ -103,3 +106,87 @@ class Auction:
         if not is_nolo(self.high, self.rules) or self.holder is None:
             return []
         return [self.holder] + [s for s in self.joined if s != self.holder]
+
+
+class AuctionRules:
+    """The board's ``call`` handler and its view of the auction (Afgivelse af meldinger, Gå med,
+    Nolomeldinger, Påhæng): a mixin of :class:`~tablecam.rules.whist.board.WhistBoard`."""
+
+    def _reset_auction(self) -> None:
+        self.auction = Auction(self.forhaand, self.rules)
+
+    calls = property(lambda self: self.auction.calls)
+
+    high = property(lambda self: self.auction.high)
+
+    joined = property(lambda self: self.auction.joined)
+
+    out = property(lambda self: self.auction.out)
+
+    @property
+    def holder(self) -> Seat | None:
+        return self.auction.holder
+
+    @holder.setter
+    def holder(self, seat: Seat | None) -> None:
+        self.auction.holder = seat
+
+    @property
+    def auction_over(self) -> bool:
+        return self.auction.over
+
+    @auction_over.setter
+    def auction_over(self, value: bool) -> None:
+        self.auction.over = value
+
+    def next_to_call(self) -> Seat | None:
+        return self.auction.next_to_call()
+
+    def soloists(self) -> list[Seat]:
+        return self.auction.soloists()
+
+    @property
+    def declarer(self) -> Seat | None:
+        return self.holder
+
+    def _on_call(self, ev: Event) -> list[Finding]:
+        seat: Seat = ev.seat
+        call = parse_bid(ev.get("call"), self.rules)
+        if call is None:
+            return [bad_event(f"Whist call {ev.get('call')!r} is not on the bid ladder; skipped.", ev.index,
+                              self.board)]
+        out: list[Finding] = []
+        for what, d in self.auction.call(seat, call):
+            if what == "after_auction":
+                out.append(self.flag(kinds.CALL_AFTER_AUCTION, "Afgivelse af meldinger", f"{seat} called "
+                                     f"'{call}' after the auction was over; ignored.", ev, seat=str(seat),
+                                     status="info"))
+            elif what == "after_pass":
+                out.append(self.flag(kinds.CALL_AFTER_PASS, "Gå med på en melding", f"{seat} called '{call}' "
+                                     "after passing or going along; such a player has no further say. "
+                                     "Ignored.", ev, seat=str(seat), status="pending",
+                                     id=self.finding_id("afterpass", seat, ev.index)))
+            elif what == "out_of_turn":
+                out.append(self.flag(kinds.CALL_OUT_OF_TURN, "Afgivelse af meldinger", f"{seat} called before "
+                                     f"{d['expected']}; the bidding goes clockwise from forhånd. Recorded.",
+                                     ev, seat=str(seat), status="pending",
+                                     options=["accept the call", "cancel it"],
+                                     id=self.finding_id("oot", seat, ev.index),
+                                     expected_seat=str(d["expected"])))
+            elif what == "invalid_join":
+                what_bid = f"'{d['high']}'" if d["high"] else "no bid"
+                out.append(self.flag(kinds.INVALID_JOIN, "Gå med på en melding", f"{seat} went along with "
+                                     f"{what_bid}; only nolo bids and vip can be joined. Counted as a pass.",
+                                     ev, seat=str(seat), status="established",
+                                     id=self.finding_id("join", seat, ev.index)))
+            elif what == "insufficient":
+                out.append(self.flag(kinds.INSUFFICIENT_BID, "Afgivelse af meldinger", f"{seat} bid '{call}', "
+                                     f"which does not beat '{d['high']}'; a bid can only be beaten by a "
+                                     "higher one. Counted as a pass.", ev, seat=str(seat),
+                                     status="established", options=[f"bid higher than '{d['high']}'", "pass"],
+                                     id=self.finding_id("insufficient", seat, ev.index),
+                                     bid=str(call), high_bid=str(d["high"])))
+            elif what == "passed_out":
+                out.append(self.flag(kinds.PASSED_OUT, "Afgivelse af meldinger", "Everyone passed; the round is "
+                                     "restarted with a new deal.", ev, status="info", options=["redeal"]))
+        return out

@@ -21,7 +21,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from ... import kinds
 from ...cards import Seat
+from ...findings import Finding
 from .bids import Bid, is_nolo, tricks_needed
 
 
@@ -66,3 +68,38 @@ def settle(bid: Bid, rules: dict[str, Any], won: dict[Seat, int], declarer: Seat
     for o in Seat:
         pts[o] += share * v if o in side else -v
     return Settlement(made, pts, side_tricks)
+
+
+class ScoringRules:
+    """The board's ``score`` finding: a mixin of :class:`~tablecam.rules.whist.board.WhistBoard`."""
+
+    def tricks_by_seat(self) -> dict[Seat, int]:
+        won = {s: 0 for s in Seat}
+        for t in self.tricks:
+            if t.winner is not None:
+                won[t.winner] += 1
+        return won
+
+    def _score(self, idx: int | None) -> Finding:
+        """Emit the deal's ``score`` finding (Meldingernes rækkefølge og pointgivning)."""
+        bid, decl = self.high, self.holder
+        assert bid is not None and decl is not None
+        won = self.tricks_by_seat()
+        claimed = self.claimed if self._claimer in (decl, self.partner) else None
+        res = settle(bid, self.rules, won, decl, self.partner, self.soloists(), claimed)
+        if is_nolo(bid, self.rules):
+            msg = "; ".join(f"{r['seat']} took {r['tricks']} ({'made' if r['made'] else 'lost'})" for r in res.nolo)
+            msg = f"'{bid}' by {', '.join(r['seat'] for r in res.nolo)}: {msg}."
+        else:
+            who = f"{decl}" + (f" with {self.partner}" if self.partner else " alone (selvmakker)")
+            msg = (f"'{bid}' by {who}, trump {self.trump or 'none'}: {res.side_tricks} tricks, "
+                   f"{'made' if res.made else 'set'}.")
+        table = self.rules["points"]
+        return self.flag(
+            kinds.SCORE, "Meldingernes rækkefølge", msg, idx, seat=decl, status="info",
+            contract=str(bid), declarer=str(decl), partner=str(self.partner) if self.partner else None,
+            partner_ace=str(self.partner_ace) if self.partner_ace else None, trump=self.trump,
+            soloists=[str(s) for s in self.soloists()], tricks={str(s): n for s, n in won.items()},
+            side_tricks=res.side_tricks, made=res.made, nolo=res.nolo or None,
+            points={str(s): p for s, p in res.points.items()}, points_table=self.rules.get("name"),
+            points_table_is_guess="GUESS" in str(table.get("_status", "")))
