@@ -18,7 +18,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from .cards import SIDES, other_side
+from ... import kinds
+from ...cards import Card, Seat
+from ...events import Event
+from ...findings import Finding, next_step
+from .cards import SIDES, other_side, side_of
 
 
 @dataclass
@@ -48,3 +52,69 @@ def settle(points: dict[str, int], bid_side: str, bid: int, fourteen_over_fourte
     over = [s for s in SIDES if after[s] >= int(rules["game_to"])]
     winner = bid_side if len(over) == 2 else (over[0] if over else None)
     return DealScore(made, delta, after, winner)
+
+
+class ScoringRules:
+    """Offences and their penalties (Pidroregler 4), the deal's ``score`` finding (5, 6): a mixin of
+    :class:`~tablecam.rules.pidro.board.PidroBoard`."""
+
+    def _offence(self, kind: str, section: int, seat: Seat, ev: Event, message: str, fid: str,
+                 card: Card | None = None) -> Finding:
+        """A section-4 error: penalised with 14 points (62 when the same player repeats it in the match)."""
+        penalised = kind in self.rules.get("penalised", [])
+        extra: dict[str, Any] = {"card": str(card)} if card else {}
+        remedy = None
+        if penalised:
+            pts = self._penalty_for(seat)
+            extra.update({"penalty": pts, "to_side": other_side(side_of(seat))})
+            remedy = f"{pts} points to {other_side(side_of(seat))}" + (" (repeated offence in this match)"
+                                                                  if pts != self.rules['penalty'] else "")
+        f = self.flag(kind, section, message, ev, seat=seat, status="pending", remedy=remedy, id=fid, **extra)
+        if penalised:
+            self.offences.append(f)
+        return f
+
+    def _penalty_for(self, seat: Seat) -> int:
+        who = self.player(seat)
+        repeat = who in self.prior_offenders or str(seat) in self.prior_offenders or \
+            any(f.seat == str(seat) for f in self.offences)
+        return int(self.rules["repeat_penalty"] if repeat else self.rules["penalty"])
+
+    def _settle(self, event: Event | None) -> list[Finding]:
+        """End of play: the offences' penalties, then the deal's ``score`` (and the game's, to 62)."""
+        out: list[Finding] = []
+        idx = event.index if event else None
+        if self.trick is not None and self.trick.cards:
+            out.append(self.flag(kinds.INCOMPLETE_ROUND, 4, f"Round {self.trick.number} was not finished; its "
+                                 "cards score for nobody.", idx, status="info"))
+        bid_side = side_of(self.bidder) if self.bidder else "NS"
+        other = other_side(bid_side)
+        penalties = []
+        for f in self.offences:
+            pts, to = int(f.extra["penalty"]), f.extra["to_side"]
+            penalties.append({"seat": f.seat, "kind": f.kind, "points": pts, "to_side": to})
+            out.append(self.emit(next_step(f, "rectified", idx, f"{f.message[:-1]}: {pts} points to {to}.",
+                                           options=[])))
+        res = settle(self.points, bid_side, self.high_bid or 0, self.fourteen_over_fourteen, penalties,
+                     self.score_before, self.rules)
+        made, delta, after, winner = res.made, res.delta, res.score, res.winner
+        contract = f"{self.high_bid}" + (" (14 over 14)" if self.fourteen_over_fourteen else "") + \
+            (" (forced)" if self.forced else "")
+        msg = (f"{self.bidder} bid {contract} in {self.trump}: {bid_side} took {self.points[bid_side]}, "
+               f"{other} {self.points[other]}; the bid was {'made' if made else 'set'}."
+               + (f" {winner} wins the game at {after[winner]}." if winner else ""))
+        if self.match_state is not None:  # the caller keeps the match going across boards
+            self.match_state["score"] = dict(after)
+            if winner is not None:  # the game ("spel") is over: the next deal starts a new one at 0-0
+                self.match_state.setdefault("games", []).append({"winner": winner, "score": dict(after)})
+                self.match_state["score"] = {"NS": 0, "EW": 0}
+                self.match_state["dealer"] = None  # a new game draws its dealer by lot
+            self.match_state.setdefault("offenders", [])
+            self.match_state["offenders"] += [self.player(Seat(f.seat)) for f in self.offences]
+        out.append(self.flag(
+            kinds.SCORE, 5, msg, idx, seat=self.bidder, status="info",
+            bidder=str(self.bidder), bid=self.high_bid, trump=self.trump,
+            fourteen_over_fourteen=self.fourteen_over_fourteen, forced=self.forced, points=dict(self.points),
+            made=made, delta=delta, penalties=penalties, score_before=dict(self.score_before), score=after,
+            game_over=winner is not None, winner=winner, ruleset=self.rules.get("name")))
+        return out
