@@ -150,6 +150,17 @@ class Trick:
     def seats(self) -> list[Seat]:
         return [s for s, _ in self.cards]
 
+    def next_to_play(self, players: Iterable[Seat] | None = None) -> Seat | None:
+        """Whose turn it is: the first seat clockwise from the leader that has not played yet,
+        among ``players`` when only some play to this trick (Pidro: those still holding trumps)."""
+        among = None if players is None else set(players)
+        played = self.seats()
+        for i in range(4):
+            s = self.leader.next(i)
+            if s not in played and (among is None or s in among):
+                return s
+        return None
+
     def to_dict(self) -> dict:
         return {"leader": str(self.leader), "cards": [{"seat": str(s), "card": str(c)} for s, c in self.cards],
                 "winner": str(self.winner) if self.winner else None}

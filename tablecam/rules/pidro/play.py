@@ -56,14 +56,7 @@ class PlayRules:
         return out
 
     def _expected_player(self) -> Seat | None:
-        t = self.trick
-        if t is None:
-            return None
-        order = [t.leader.next(i) for i in range(4)]
-        for s in order:
-            if s in self._trick_players and s not in t.seats():
-                return s
-        return None
+        return self.trick.next_to_play(self._trick_players) if self.trick is not None else None
 
     def _on_play(self, ev: Event) -> list[Finding]:
         out: list[Finding] = []

@@ -132,7 +132,7 @@ class PlayMixin:
         expected = self._expected_player()
         if seat != expected:
             lead = not self.trick.cards
-            f = self.flag(kinds.LEAD_OUT_OF_TURN if lead else "play_out_of_turn", "out_of_turn",
+            f = self.flag(kinds.LEAD_OUT_OF_TURN if lead else kinds.PLAY_OUT_OF_TURN, "out_of_turn",
                           f"{seat} {'led' if lead else 'played'} {card} to trick {number} out of turn ({expected} was "
                           "to play); it is corrected without penalty unless seeing the card harmed the other side.",
                           ev, seat=seat, trick=number, card=str(card),

@@ -60,14 +60,7 @@ class PlayRules:
         return out
 
     def _expected_player(self) -> Seat | None:
-        t = self.trick
-        if t is None:
-            return None
-        for i in range(4):
-            s = t.leader.next(i)
-            if s not in t.seats():
-                return s
-        return None
+        return self.trick.next_to_play() if self.trick is not None else None
 
     def _on_play(self, ev: Event) -> list[Finding]:
         out: list[Finding] = []
