@@ -3,8 +3,11 @@
 Why a second fold instead of filtering the director's state: the only way to
 be sure nothing leaks is for the public side never to *have* the undelayed
 events. Each :class:`DelayedTable` keeps its own :class:`~tablecam.engine.Table`
-and is fed an event only once that event is old enough, both in boards (the
-same deal may still be played at another table) and in time. The public
+and is fed an event only once that event is old enough, both in boards and in
+time, and only once its deal is in play at no table of the event (a board is
+known by its game and number, not by where it stands in one table's log: a
+restarted table node deals the same board again, a team match's other room
+plays it later, a PBN file holds one board from several tables). The public
 API, WebSocket and page are built from this fold alone, through a whitelist
 of fields (:data:`PUBLIC_FIELDS`), so engine extras and findings never reach
 a spectator's phone.
@@ -27,7 +30,7 @@ from typing import Any
 
 from ..engine import Table
 from ..findings import _jsonable
-from .hub import TableHub, unjudged_snapshot
+from .hub import TableHub, TableState, unjudged_snapshot
 
 PUBLIC_FIELDS = ("game", "board", "dealer", "vulnerable", "phase", "hands", "dealt", "auction", "contract",
                  "declarer", "trump", "trick", "tricks", "tricks_won", "turn")
@@ -36,11 +39,14 @@ PUBLIC_FIELDS = ("game", "board", "dealer", "vulnerable", "phase", "hands", "dea
 
 @dataclasses.dataclass(frozen=True)
 class BroadcastDelay:
-    """A board reaches the public only when *both* conditions hold.
+    """A board reaches the public only when *both* conditions hold, and
+    never while the same deal is in play at any table (:class:`BoardRun`).
 
-    ``boards``: this many later boards have started at the same table (1 = a
-    board is shown once the table has moved on to the next one).
-    ``minutes``: every event is at least this old.
+    ``boards``: this many later boards, other deals than this one, have
+    started at the same table (1 = a board is shown once the table has moved
+    on to the next one).
+    ``minutes``: every event is at least this old, and the deal has been out
+    of play at every table for at least this long.
     """
 
     boards: int = 1
@@ -78,6 +84,37 @@ class BroadcastDelay:
         if self.minutes:
             parts.append(f"{self.minutes:g} minute{'s' if self.minutes != 1 else ''}")
         return " and ".join(parts) if parts else "no delay"
+
+
+@dataclasses.dataclass(frozen=True)
+class BoardRun:
+    """One table's stretch of log under one ``board`` event.
+
+    ``key`` is the deal (game and board number); a ``board`` event without a
+    number is a deal of its own. The last run at a table is *in play* until
+    the board is finished; an earlier run has been left (the table moved on,
+    or restarted and dealt it again).
+    """
+
+    key: tuple[Any, ...]
+    ordinal: int       # 1-based, as ``LogEntry.board_ordinal``
+    last_at: float     # receive time of its latest log entry
+    in_play: bool
+
+
+def board_runs(t: TableState) -> list[BoardRun]:
+    """The runs of one hub table, in order (``board_runs(t)[e.board_ordinal - 1]`` is ``e``'s)."""
+    runs: list[BoardRun] = []
+    b = t.table.board
+    for i, start in enumerate(t.board_starts):
+        end = t.board_starts[i + 1] if i + 1 < len(t.board_starts) else len(t.log)
+        ev = t.log[start].event
+        number = ev.get("board") if ev is not None else None
+        key = (ev.get("game"), str(number)) if number is not None else ("unnumbered", t.id, start)
+        last = i + 1 == len(t.board_starts)
+        finished = b is not None and ev is not None and b.board_event is ev and b.finished
+        runs.append(BoardRun(key, i + 1, t.log[end - 1].at, last and not finished))
+    return runs
 
 
 class DelayedTable:
@@ -148,18 +185,29 @@ class BroadcastView:
         horizon = now - self.delay.seconds
         changed: list[str] = []
         with self.hub.lock:
+            # every table of the event counts, broadcast or not: a deal in play
+            # anywhere stays hidden everywhere
+            runs = {tid: board_runs(t) for tid, t in self.hub.tables.items()}
+            in_play = {r.key for rs in runs.values() for r in rs if r.in_play}
+            last_at: dict[tuple[Any, ...], float] = {}
+            for r in (r for rs in runs.values() for r in rs):
+                last_at[r.key] = max(last_at.get(r.key, r.last_at), r.last_at)
             for tid, t in self.hub.tables.items():
                 if not self.public(tid):
                     continue
                 d = self.delayed.get(tid)
                 if d is None:
                     d = self.delayed[tid] = DelayedTable(tid)
-                boards_now = len(t.board_starts)
                 moved = False
                 while d.cursor < len(t.log):
                     e = t.log[d.cursor]
-                    if e.at > horizon or boards_now < e.board_ordinal + self.delay.boards:
+                    if e.at > horizon:
                         break
+                    if e.board_ordinal > 0:
+                        run = runs[tid][e.board_ordinal - 1]
+                        later = sum(1 for r in runs[tid][e.board_ordinal:] if r.key != run.key)
+                        if run.key in in_play or last_at[run.key] > horizon or later < self.delay.boards:
+                            break
                     if e.event is not None:
                         d.apply(e.event)
                     d.cursor += 1
