@@ -295,7 +295,8 @@ def read_events(lines: Iterable[str], start: int = 0) -> Iterator[Event | Findin
     """Parse JSON Lines; yield an Event per good line, a ``bad_event`` per bad one.
 
     Blank lines are skipped but still counted, so ``event`` indices always
-    match line numbers (0-based) in the file a director opens.
+    match line numbers (0-based) in the file a director opens; the message
+    names the line as an editor counts it, from 1.
     """
     for i, line in enumerate(lines, start):
         text = line.strip()
@@ -305,12 +306,12 @@ def read_events(lines: Iterable[str], start: int = 0) -> Iterator[Event | Findin
             obj = loads_strict(text)
         except (ValueError, RecursionError) as e:
             msg = getattr(e, "msg", None) or (str(e) if isinstance(e, ValueError) else "too deeply nested")
-            yield bad_event(f"Line {i} is not valid JSON ({msg}); skipped.", i, line=text)
+            yield bad_event(f"Line {i + 1} is not valid JSON ({msg}); skipped.", i, line=text)
             continue
         try:
             yield parse_event(obj, i)
         except ValueError as e:
-            yield bad_event(f"Line {i} was not understood: {e}; skipped.", i, line=text)
+            yield bad_event(f"Line {i + 1} was not understood: {e}; skipped.", i, line=text)
 
 
 def _not_a_number(name: str) -> Any:

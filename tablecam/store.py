@@ -25,9 +25,11 @@ node's outbox: an event stays unpublished until the broker acknowledged it.
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 import threading
 import time
+import urllib.parse
 import uuid
 from dataclasses import dataclass
 from typing import Any, Iterator
@@ -203,3 +205,40 @@ class EventStore:
     def close(self) -> None:
         with self._lock:
             self._db.close()
+
+
+STORE_SUFFIXES = (".sqlite", ".sqlite3", ".db")
+"""File names a table node's store goes by (``[store] path`` in a table config)."""
+
+
+def read_store(path: str) -> dict[str, Iterator[Any]]:
+    """Each table's events in a store, as an event log reader gives them.
+
+    Why: ``tablecam run`` leaves its events in a store, and a director wants
+    to replay or export that table like any log. The store is opened
+    read-only, so reading one that a node is still writing changes nothing;
+    a stored event the engines cannot read becomes a ``bad_event`` finding
+    at its place (``event`` = sequence number - 1, as the node judged it).
+    Raises ``OSError`` for a missing file and ``ValueError`` for a file
+    that is not a tablecam store.
+    """
+    from .node import to_item
+
+    if not os.path.isfile(path):
+        raise FileNotFoundError(f"no such file: {path}")
+    try:
+        db = sqlite3.connect(f"file:{urllib.parse.quote(os.path.abspath(path))}?mode=ro", uri=True)
+        tables = [r[0] for r in db.execute("SELECT DISTINCT table_id FROM events ORDER BY table_id")]
+    except sqlite3.DatabaseError as e:
+        raise ValueError(f"not a tablecam event store ({e})") from None
+
+    def items(table: str) -> Iterator[Any]:
+        rows = db.execute("SELECT seq, body FROM events WHERE table_id=? ORDER BY seq", (table,))
+        for seq, body in rows:
+            try:
+                event = json.loads(body)
+            except ValueError:
+                event = body
+            yield to_item(event, seq - 1)
+
+    return {t: items(t) for t in tables}

@@ -156,7 +156,7 @@ def test_tablecam_export_to_file_and_bad_input(tmp_path):
     out = tmp_path / "x.pbn"
     p = subprocess.run([*_tablecam(), "export", str(DATA / "single.lin"), str(tmp_path / "missing.pbn"),
                         "-f", "pbn", "-o", str(out)], capture_output=True, text=True, timeout=120)
-    assert p.returncode == 2 and "missing.pbn" in p.stderr
+    assert p.returncode == 1 and "missing.pbn" in p.stderr
     assert '[Contract "1NT"]' in out.read_text() and '[Result "7"]' in out.read_text()
 
 

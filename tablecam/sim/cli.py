@@ -150,6 +150,13 @@ def cmd_camera(args: argparse.Namespace) -> int:
     except OSError as e:
         print(f"tablecam camera: {e}", file=sys.stderr)
         return 2
+    if src.kind == "file" and src.frame_count <= 1:
+        # OpenCV opens a photo as a one-frame video; a table needs frames over time
+        src.close()
+        print(f"tablecam camera: {args.source} is not a video (a still image, or a file with at most one "
+              "frame); give a video file, a camera device or a stream (`tablecam detect` reads photos)",
+              file=sys.stderr)
+        return 2
     t0 = time.perf_counter()
     out = sys.stdout
     try:
