@@ -70,6 +70,11 @@ class BoardEngine:
         """
         return []
 
+    def may_be_redealt(self) -> bool:
+        """Whether this finished board was misdealt and never played, so the
+        same board dealt again next replaces it (and its ``result``)."""
+        return False
+
     # -- views --------------------------------------------------------------
     def snapshot(self) -> dict[str, Any]:
         return {"game": self.game, "board": self.board}
@@ -175,6 +180,7 @@ class Table:
         self.boards: list[BoardEngine] = []
         self.findings: list[Finding] = []
         self.count = 0
+        self._held: list[Finding] = []   # a misdealt board's result, until the next board says if it was redealt
 
     def apply(self, item: Event | Finding) -> list[Finding]:
         """Fold one event (or pass through a finding from a reader)."""
@@ -187,6 +193,7 @@ class Table:
         out: list[Finding] = []
         if ev.type == "board":
             out += self._close(None)
+            out += self._release(ev)
             try:
                 cls = engine_class(ev.get("game"))
             except (KeyError, ImportError, AttributeError) as e:
@@ -220,14 +227,30 @@ class Table:
             return []
         b.finished = True
         try:
-            return b.finish(ev)
+            out = b.finish(ev)
+            if b.may_be_redealt():
+                self._held = [f for f in out if f.kind == "result"]
+                out = [f for f in out if f.kind != "result"]
+            return out
         except Exception as e:
             return [bad_event(f"Engine could not finish the board ({type(e).__name__}: {e}).",
                               ev.index if ev else None, b.board)]
 
+    def _release(self, next_board: Event | None) -> list[Finding]:
+        """A held result goes out unless the next board is the same board dealt again.
+
+        Why: a misdealt board is dealt again under the same number; its empty
+        result ("no contract and no play") would otherwise stand beside the
+        redeal's real one, two contradicting results for one board."""
+        held, self._held = self._held, []
+        if held and next_board is not None and str(next_board.get("board")) == str(held[0].board):
+            return []
+        return held
+
     def close(self) -> list[Finding]:
         """End of input: finish the board in progress."""
-        return self._record(self._close(None))
+        out = self._close(None)
+        return self._record(out + self._release(None))
 
     def _record(self, out: list[Finding]) -> list[Finding]:
         for f in out:

@@ -99,6 +99,12 @@ class BridgeBoard(DealRules, AuctionRules, PlayRules, RevokeRules, LeadRules, Pe
         self.open: dict[str, Finding] = {}
         self.auction_exposed: list[tuple[int, int, Finding, bool]] = []
 
+    def may_be_redealt(self) -> bool:
+        """Misdealt (a card dealt face up, twice or to the wrong hand) and nobody called or played."""
+        return (not self.auction.calls and not self.tricks and not self.cur
+                and any(f.kind in ("misdeal", "wrong_card_count", "duplicate_card", "missing_card")
+                        for f in self.findings))
+
     def apply(self, event: Event) -> list[Finding]:
         t = event.type
         if t == "play":
