@@ -7,12 +7,12 @@ the code fails here until ``tablecam/server/rules_index.json`` explains it:
 - bridge: every string constant that is a whole Law citation (``Law 62B1``)
   in the package's code, and every ``rule`` of ``rules/bridge/laws.json`` and
   of the shoe's dealing plans;
-- Pidro and es-makker whist: the section argument of every ``_finding`` call
-  (a constant, or each constant the variable passed is set to) and every
-  f-string that starts with the engine's ``RULE``;
-- Vira: every rule key passed to ``flag``, ``restate(key=...)`` or ``cite``
-  (it must be a section of the ruleset, else the citation would be the bare
-  key), cited with the ruleset's prefix.
+- Pidro, es-makker whist and Vira: the section passed to the engine's
+  ``flag``, ``finding``, ``cite`` or ``restep(section=...)`` (a constant, or
+  each constant the name passed is set to), made a citation by the game's
+  own ``cite``; a Vira section is a key of the ruleset's sections (else the
+  citation would be the bare key), and every section of the ruleset counts,
+  for the outcomes that cite one found in a record.
 
 A replay of every test and real data file then checks the walk missed no
 citation the engines really emit.
@@ -23,7 +23,6 @@ from __future__ import annotations
 import ast
 import glob
 import json
-import os
 import re
 from pathlib import Path
 
@@ -46,67 +45,70 @@ def _functions(tree: ast.AST) -> list[ast.AST]:
     return [n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
 
 
-def _constants(expr: ast.AST, scope: ast.AST, seen: set[str] | None = None) -> set:
-    """Every constant ``expr`` can be, following local names assigned in ``scope``."""
-    seen = seen or set()
+def _assigned(name: str, scopes: list[ast.AST]) -> list[ast.AST]:
+    """The values ``name`` is set to, in the first scope that sets it (a function, then its modules)."""
+    for scope in scopes:
+        values = [node.value for node in ast.walk(scope) if isinstance(node, ast.Assign)
+                  and any(isinstance(t, ast.Name) and t.id == name for t in node.targets)]
+        if values:
+            return values
+    return []
+
+
+def _constants(expr: ast.AST, scopes: list[ast.AST], seen: frozenset = frozenset()) -> set:
+    """Every constant ``expr`` can be, following names set in the function, else in the game's modules."""
     if isinstance(expr, ast.Constant):
         return {expr.value}
     if isinstance(expr, ast.IfExp):
-        return _constants(expr.body, scope, seen) | _constants(expr.orelse, scope, seen)
+        return _constants(expr.body, scopes, seen) | _constants(expr.orelse, scopes, seen)
     if isinstance(expr, ast.BoolOp):
-        return set().union(*(_constants(v, scope, seen) for v in expr.values))
+        return set().union(*(_constants(v, scopes, seen) for v in expr.values))
     if isinstance(expr, ast.Name) and expr.id not in seen:
-        seen = seen | {expr.id}
-        values: set = set()
-        for node in ast.walk(scope):
-            if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == expr.id
-                                                    for t in node.targets):
-                values |= _constants(node.value, scope, seen)
-        if not values:
-            raise AssertionError(f"cannot resolve the rule argument {expr.id!r} at line {expr.lineno}")
-        return values
+        values = _assigned(expr.id, scopes)
+        if values:
+            return set().union(*(_constants(v, scopes, seen | {expr.id}) for v in values))
     raise AssertionError(f"cannot resolve the rule argument {ast.unparse(expr)!r} at line {expr.lineno}")
 
 
-def _call_args(tree: ast.AST, method: str, position: int, keyword: str | None = None,
-               callers: set[str] | None = None) -> set:
-    """Constants passed as argument ``position`` (or ``keyword``) to ``.method(...)`` calls.
+SECTION_ARGS = {"flag": 1, "finding": 1, "cite": 0}
+"""The engine helpers that take a section of the game's rules (see BoardEngine.finding), by argument position."""
 
-    A call inside a function whose own parameter is passed on (``section``)
-    is followed to that function's callers (``callers`` collects them)."""
+
+def _sections(package: Path) -> set:
+    """Every section a game's engine passes to ``flag``, ``finding``, ``cite`` or ``restep(section=)``.
+
+    A call whose section is a parameter of the function it sits in (a
+    helper that passes its caller's section on) is followed to that
+    helper's own calls."""
+    trees = [_parse(p) for p in sorted(package.glob("*.py"))]
     found: set = set()
-    for fn in _functions(tree):
-        params = {a.arg for a in fn.args.args}
-        for node in ast.walk(fn):
-            if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
-                    and node.func.attr == method):
-                continue
-            arg = None
-            if keyword:
-                arg = next((k.value for k in node.keywords if k.arg == keyword), None)
-            if arg is None and len(node.args) > position:
-                arg = node.args[position]
-            if arg is None:
-                continue
-            if isinstance(arg, ast.Name) and arg.id in params and fn.name != method:
-                if not any(isinstance(n, ast.Assign) and any(isinstance(t, ast.Name) and t.id == arg.id
-                                                              for t in n.targets) for n in ast.walk(fn)):
-                    found |= _call_args(tree, fn.name, [a.arg for a in fn.args.args].index(arg.id) - 1)
-                    continue
-            found |= _constants(arg, fn)
+    helpers: dict[str, int] = {}
+    todo = dict(SECTION_ARGS)
+    while todo:
+        method, position = todo.popitem()
+        helpers[method] = position
+        for tree in trees:
+            for fn in _functions(tree):
+                params = [a.arg for a in fn.args.args]
+                for node in ast.walk(fn):
+                    if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                            and node.func.attr == method):
+                        continue
+                    kw = {k.arg: k.value for k in node.keywords}
+                    if "rule" in kw and not (isinstance(kw["rule"], ast.Constant) and kw["rule"].value is None):
+                        continue  # a verbatim citation: checked where it is made
+                    arg = kw.get("section") if method == "restep" else (
+                        node.args[position] if len(node.args) > position else kw.get("section"))
+                    if arg is None:
+                        continue
+                    if isinstance(arg, ast.Name) and arg.id in params and not _assigned(arg.id, [fn]):
+                        if fn.name not in helpers and fn.name not in todo:
+                            todo[fn.name] = params.index(arg.id) - (1 if params[:1] == ["self"] else 0)
+                        continue
+                    found |= _constants(arg, [fn, *trees])
+        if method == "flag":
+            todo.setdefault("restep", -1)
     return found
-
-
-def _fstring_tails(tree: ast.AST, head: str) -> set[str]:
-    """The constant rest of every f-string ``f"{head}..."`` (``{RULE}: Kortgivningen`` -> ``: Kortgivningen``)."""
-    out = set()
-    for node in ast.walk(tree):
-        if (isinstance(node, ast.JoinedStr) and len(node.values) == 2
-                and isinstance(node.values[0], ast.FormattedValue)
-                and isinstance(node.values[0].value, ast.Name) and node.values[0].value.id == head
-                and isinstance(node.values[1], ast.Constant)):
-            out.add(node.values[1].value)
-    return out
 
 
 def bridge_citations() -> set[str]:
@@ -127,38 +129,36 @@ def shoe_citations() -> set[str]:
     return {p[k] for p in plans.values() if isinstance(p, dict) for k in ("rule", "count_rule") if k in p}
 
 
-def pidro_citations() -> set[str]:
-    from tablecam.rules.pidro.board import RULE
+def _cite(game: str, section) -> str:
+    """What the game's engine makes of a section (its own ``cite``), on the default ruleset."""
+    from tablecam.engine import engine_class
+    from tablecam.events import parse_event
 
-    tree = _parse(PKG / "rules/pidro/board.py")
-    sections = _call_args(tree, "_finding", 1)
-    return {f"{RULE} {s}" for s in sections} | {RULE + t for t in _fstring_tails(tree, "RULE")}
+    board = engine_class(game)(parse_event({"type": "board", "game": game, "board": 1, "dealer": "N"}, 0))
+    return board.cite(section)
+
+
+def pidro_citations() -> set[str]:
+    return {_cite("pidro", s) for s in _sections(PKG / "rules/pidro") if s is not None}
 
 
 def whist_citations() -> set[str]:
-    from tablecam.rules.whist.board import RULE
+    return {_cite("whist", s) for s in _sections(PKG / "rules/whist") if s is not None}
 
-    tree = _parse(PKG / "rules/whist/board.py")
-    sections = _call_args(tree, "_finding", 1)
-    return {f"{RULE}: {s}" for s in sections} | {RULE + t for t in _fstring_tails(tree, "RULE")}
+
+def _vira_ruleset() -> dict:
+    return json.loads(next(ROOT.glob("tablecam/rules/vira/tables/sm-2025.json")).read_text("utf-8"))
 
 
 def vira_keys() -> set[str]:
-    keys: set[str] = set()
-    for path in (PKG / "rules/vira").glob("*.py"):
-        tree = _parse(path)
-        keys |= _call_args(tree, "flag", 1)
-        keys |= _call_args(tree, "cite", 0)
-        keys |= {k for k in _call_args(tree, "restate", 99, keyword="key") if k is not None}
-    return keys
+    return {k for k in _sections(PKG / "rules/vira") if k is not None}
 
 
 def vira_citations() -> set[str]:
-    ruleset = json.loads((ROOT / "config/vira/sm-2025.json").read_text("utf-8"))
-    sections = ruleset["sections"]
+    ruleset = _vira_ruleset()
     prefix = ruleset["cite_prefix"]
-    return {f"{prefix} {sections[k]['cite']}" for k in vira_keys() if k in sections} | \
-        {f"{prefix} {s['cite']}" for s in sections.values()}
+    # every section, for the outcomes that cite a section found in a record (a redeal's, a bet's reason)
+    return {_cite("vira", k) for k in vira_keys()} | {f"{prefix} {s['cite']}" for s in ruleset["sections"].values()}
 
 
 def all_citations() -> set[str]:
@@ -186,8 +186,8 @@ def test_the_walk_finds_the_engines_citations() -> None:
 
 
 def test_every_vira_rule_key_is_a_section_of_the_ruleset() -> None:
-    sections = json.loads((ROOT / "config/vira/sm-2025.json").read_text("utf-8"))["sections"]
-    assert sorted(vira_keys() - set(sections)) == []
+    """Else ``cite`` would make the bare key the citation (``Vira SM 2025 concede``)."""
+    assert sorted(vira_keys() - set(_vira_ruleset()["sections"])) == []
 
 
 @pytest.mark.parametrize("citation", sorted(all_citations()))
