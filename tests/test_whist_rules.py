@@ -582,3 +582,38 @@ def test_whist_byttekort_rest_of_the_kitty_goes_on_in_turn():
                         {"type": "kitty_give", "seat": "S", "card": s_card}]
     f = only(run(bad + [{"type": "end"}]), "exchange_out_of_turn")
     assert [x["seat"] for x in f] == ["S"] and "after W" in f[0]["message"]
+
+
+def _swap_suits(ev: list[dict], a: str, b: str) -> list[dict]:
+    """The same deal with suits ``a`` and ``b`` swapped on every card: every trick goes the same way."""
+    swap = {a: b, b: a}
+
+    def card(c: str) -> str:
+        return swap.get(c[0], c[0]) + c[1:] if c != "JK" else c
+
+    out = []
+    for e in ev:
+        e = dict(e)
+        if "card" in e:
+            e["card"] = card(e["card"])
+        if e.get("type") == "trump":
+            e["suit"] = swap.get(e["suit"], e["suit"])
+        out.append(e)
+    return out
+
+
+@pytest.mark.parametrize("paahaeng, suit", [("stærke", "S"), ("gode", "C")])
+def test_whist_paahaeng_staerke_and_gode_fix_trump_without_a_trump_event(paahaeng, suit):
+    # "Stærke: Trumfspil i spar." "Gode: Trumfspil i klør." The bid names the trump; the log needs no trump event.
+    ev = log("plain-8-spades.jsonl")  # N: 8, trump spades
+    if suit != "S":
+        ev = _swap_suits(ev, "S", suit)  # the same deal played with clubs where it had spades
+    ev[idx(ev, type="call", seat="N")]["call"] = f"8 {paahaeng}"
+    del ev[idx(ev, type="trump")]
+    f = run(ev)
+    plain = run(log("plain-8-spades.jsonl"))
+    assert {x["kind"] for x in f} == {"score"}, f  # no false lead out of turn: the tricks go as with the trump
+    assert score(f)["trump"] == suit and score(f)["contract"] == f"8 {paahaeng}"
+    assert score(f)["tricks"] == score(plain)["tricks"] and score(f)["made"] == score(plain)["made"]
+    t = table(ev[:idx(ev, type="play")])[1]
+    assert t.boards[0].snapshot()["trump"] == suit  # known as soon as the auction is over

@@ -189,4 +189,6 @@ class AuctionRules:
             elif what == "passed_out":
                 out.append(self.flag(kinds.PASSED_OUT, "Afgivelse af meldinger", "Everyone passed; the round is "
                                      "restarted with a new deal.", ev, status="info", options=["redeal"]))
+        if self.auction_over:
+            self._fix_trump()
         return out

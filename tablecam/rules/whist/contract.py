@@ -31,7 +31,23 @@ class ContractRules:
                                  f"the auction ended; '{self.high}' by {self.holder} is taken as the final "
                                  "bid.", ev, status="info"))
             self.auction_over = True
+        self._fix_trump()
         return out
+
+    def _fix_trump(self) -> None:
+        """Påhæng: "Stærke: Trumfspil i spar", "Gode: Trumfspil i klør", "Sans: Uden trumf".
+
+        These påhæng name the trump themselves, so no ``trump`` event is
+        needed: once the auction is over the trump is the rule table's
+        ``paahaeng.<name>.trump``. A ``trump`` event still may come; one that
+        names another suit is a ``wrong_trump`` finding (:meth:`_on_trump`).
+        """
+        bid = self.high
+        if self.trump_named or bid is None or not bid.paahaeng or is_nolo(bid, self.rules):
+            return
+        how = self.rules["paahaeng"].get(bid.paahaeng, {}).get("trump", "declarer")
+        if how is None or how in ("S", "H", "D", "C"):
+            self.trump = how
 
     def _on_partner_ace(self, ev: Event) -> list[Finding]:
         out = self._need_auction_end(ev)
