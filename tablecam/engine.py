@@ -48,6 +48,11 @@ class BoardEngine:
     """
 
     game: str = ""
+    keeps_match_state: bool = False
+    """True for a game whose deals add up to a match (Pidro's game to 62): the
+    :class:`Table` then hands each board of that game the same ``session``
+    dict in its ruleset, so scores, offenders and the dealer carry over from
+    deal to deal within one log (unless the caller passes its own session)."""
 
     def __init__(self, board_event: Event, ruleset: dict[str, Any] | None = None) -> None:
         self.board_event = board_event
@@ -181,6 +186,8 @@ class Table:
         self.findings: list[Finding] = []
         self.count = 0
         self._held: list[Finding] = []   # a misdealt board's result, until the next board says if it was redealt
+        self.sessions: dict[str, dict[str, Any]] = {}
+        """Match state by game, for the engines that keep one (``keeps_match_state``)."""
 
     def apply(self, item: Event | Finding) -> list[Finding]:
         """Fold one event (or pass through a finding from a reader)."""
@@ -200,7 +207,11 @@ class Table:
                 out.append(bad_event(f"No engine for game {ev.get('game')!r} ({e}); board ignored.",
                                      ev.index, ev.get("board")))
                 return self._record(out)
-            self.board = cls(ev, self.rulesets.get(ev.get("game")))
+            ruleset = self.rulesets.get(ev.get("game"))
+            if cls.keeps_match_state:
+                ruleset = {**(ruleset or {})}
+                ruleset.setdefault("session", self.sessions.setdefault(ev.get("game"), {}))
+            self.board = cls(ev, ruleset)
             if self.keep_history:
                 self.boards.append(self.board)
             return self._record(out)

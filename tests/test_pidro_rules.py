@@ -296,7 +296,45 @@ def test_pidro_6_match_state_kept_across_boards_by_the_session():
     f = run(log("match-three-deals.jsonl"), {"pidro": {"session": session}})
     scores = only(f, "score")
     assert [x["score"] for x in scores][:2] == [{"NS": 2, "EW": -28}, {"NS": 8, "EW": -20}]
-    assert session["score"] == scores[-1]["score"]
+    # board 12 restates the score (50-61: the log skips deals 5-11), and that wins over the carried 8-(-20)
+    assert scores[-1]["score_before"] == {"NS": 50, "EW": 61} and scores[-1]["winner"] == "NS"
+    assert session["games"] == [{"winner": "NS", "score": {"NS": 63, "EW": 62}}]
+    assert session["score"] == {"NS": 0, "EW": 0}  # a new game starts
+
+
+def test_pidro_6_game_to_62_within_one_log_names_the_winner():
+    # "Vinnaren av spel blir den part som först erhållit eller överskridit 62 poäng": the plain replay of
+    # the 17 deals carries the score from deal to deal (no session passed in) and names NS at 66-38.
+    out = run(log("game-to-62.jsonl"))
+    scores = only(out, "score")
+    assert len(scores) == 17
+    running = {"NS": 0, "EW": 0}
+    for s in scores:
+        assert s["score_before"] == running
+        running = s["score"]
+    assert scores[-1]["winner"] == "NS" and scores[-1]["score"] == {"NS": 66, "EW": 38}
+    assert [s["winner"] for s in scores[:-1]] == [None] * 16 and not only(out, "dealer_not_rotated")
+
+
+def test_pidro_6_a_new_game_starts_at_0_0_after_a_win():
+    ev = log("game-to-62.jsonl")
+    boards = [i for i, e in enumerate(ev) if e["type"] == "board"]
+    again = [dict(e) for e in ev[boards[0]:boards[1]]]
+    again[0].update(board=18, dealer="S")  # deal 1 played again after the game is won (new dealer by lot)
+    scores = only(run(ev + again), "score")
+    assert scores[-2]["winner"] == "NS" and scores[-1]["score_before"] == {"NS": 0, "EW": 0}
+    assert scores[-1]["score"] == scores[0]["score"]
+
+
+def test_pidro_4_repeated_offence_in_the_same_match_costs_62():
+    # "Upprepat fusk och misstag av samma spelare under en match bestraffas så att den missgynnade parten
+    # får 62 poäng": N discards a trump in deal 1 (14 to EW) and again in deal 2 of the same log (62 to EW).
+    deal1, deal2 = log("trump-discarded.jsonl"), log("trump-discarded.jsonl")
+    deal2[0] = {**deal2[0], "board": deal2[0]["board"] + 1, "dealer": left_of(deal2[0]["dealer"])}
+    f = run(deal1 + deal2)
+    pens = [p for s in only(f, "score") for p in s["penalties"]]
+    assert [(p["seat"], p["points"], p["to_side"]) for p in pens] == [("N", 14, "EW"), ("N", 62, "EW")]
+    assert "repeated offence" in only(f, "trump_discarded")[-1]["remedy"]
 
 
 # -- bad input ------------------------------------------------------------------
@@ -391,6 +429,11 @@ def test_pidro_6_a_whole_game_to_62_with_the_session():
     assert [s["winner"] for s in scores[:-1]] == [None] * 16
     assert session["games"] == [{"winner": "NS", "score": {"NS": 66, "EW": 38}}]
     assert session["score"] == {"NS": 0, "EW": 0}  # the next deal starts a new game
+
+
+def left_of(seat: str) -> str:
+    """The seat on ``seat``'s left (the next dealer)."""
+    return "NESW"["NESW".index(seat) + 1 - 4]
 
 
 def test_pidro_1_dealer_passes_to_the_left_each_deal():

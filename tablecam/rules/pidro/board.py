@@ -15,8 +15,9 @@ The deal, in events (see ``docs/pidro.md``)::
 
 The rules live in mixins, one module per phase of the deal: :mod:`.deal`
 (the deal, the refill, the redeal), :mod:`.bidding`, :mod:`.discards` (trump,
-discards, lay-down), :mod:`.play` and :mod:`.scoring` (offences, penalties,
-the settlement). The trump suit is in :mod:`.cards`, the event types in
+discards, lay-down), :mod:`.play`, :mod:`.scoring` (offences, penalties,
+the settlement) and :mod:`.match` (score, offenders and dealer carried from
+deal to deal). The trump suit is in :mod:`.cards`, the event types in
 :mod:`.events`. This class holds the state they share, the fold and the views.
 """
 
@@ -24,7 +25,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from ... import kinds
 from ...cards import Card, Seat
 from ...engine import BoardEngine
 from ...events import Event
@@ -35,6 +35,7 @@ from .bidding import BiddingRules
 from .cards import SIDES, is_trump
 from .deal import DealRules
 from .discards import DiscardRules
+from .match import MatchRules
 from .play import PlayRules
 from .scoring import ScoringRules
 
@@ -42,10 +43,11 @@ GAME = "pidro"
 RULE = "Pidroregler"
 
 
-class PidroBoard(DealRules, BiddingRules, DiscardRules, PlayRules, ScoringRules, BoardEngine):
+class PidroBoard(MatchRules, DealRules, BiddingRules, DiscardRules, PlayRules, ScoringRules, BoardEngine):
     """One Pidro deal. State is a fold over events; every irregularity is a finding."""
 
     game = GAME
+    keeps_match_state = True
 
     def __init__(self, board_event: Event, ruleset: dict[str, Any] | None = None) -> None:
         super().__init__(board_event, ruleset)
@@ -59,20 +61,9 @@ class PidroBoard(DealRules, BiddingRules, DiscardRules, PlayRules, ScoringRules,
             self._pending.append(bad_event(f"Pidro rule table not found ({e}); using the SÖU default.",
                                            board_event.index, self.board))
         self.dealer: Seat = self.dealer_or_north(self._pending)
-        session = (ruleset or {}).get("session")
-        self.match_state: dict[str, Any] | None = session if isinstance(session, dict) else None
-        last = (self.match_state or {}).get("dealer")
-        if isinstance(last, str) and last in "NESW" and board_event.get("dealer") is not None \
-                and self.dealer != Seat(last).next():
-            self._pending.append(self.finding(
-                kinds.DEALER_NOT_ROTATED, 1, f"{self.dealer} deals, but the deal passes one step to the "
-                f"left after every deal: {Seat(last).next()} should deal after {last}.", board_event,
-                seat=self.dealer, status="info", expected_seat=str(Seat(last).next())))
-        if self.match_state is not None:
-            self.match_state["dealer"] = str(self.dealer)
-        self.score_before = self._score_before(raw)
-        self.prior_offenders = self._prior_offenders(raw)
         self.players: dict[str, str] = raw.get("players") if isinstance(raw.get("players"), dict) else {}
+        self.offences: list[Finding] = []  # penalised irregularities, in order
+        self._pending += self._start_match_deal(board_event, (ruleset or {}).get("session"))
         self._reset_deal()
         self.calls: list[tuple[Seat, str, int | None]] = []
         self.called: set[Seat] = set()
@@ -91,25 +82,9 @@ class PidroBoard(DealRules, BiddingRules, DiscardRules, PlayRules, ScoringRules,
         self.tricks: list[Trick] = []
         self.trick: Trick | None = None
         self.points = {"NS": 0, "EW": 0}
-        self.offences: list[Finding] = []  # penalised irregularities, in order
         self._discard_events: dict[tuple[Seat, Card], Event] = {}
         self.play_started = False
         self._trick_players: list[Seat] = []  # who plays to the current round (still holding trumps)
-
-    def _score_before(self, raw: dict) -> dict[str, int]:
-        src = (self.match_state or {}).get("score") or raw.get("score") or {}
-        try:
-            return {s: int(src.get(s, 0)) for s in SIDES}
-        except (TypeError, ValueError, AttributeError):
-            return {"NS": 0, "EW": 0}
-
-    def _prior_offenders(self, raw: dict) -> set[str]:
-        src = (self.match_state or {}).get("offenders") or raw.get("offenders") or []
-        return {str(x) for x in src} if isinstance(src, (list, tuple, set)) else set()
-
-    def player(self, seat: Seat) -> str:
-        """Who sits in ``seat`` (name from the board event, else the seat letter)."""
-        return str(self.players.get(str(seat), seat))
 
     def cite(self, section: Any) -> str:
         """Findings cite the numbered sections: ``Pidroregler 4``."""

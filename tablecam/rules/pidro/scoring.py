@@ -103,14 +103,7 @@ class ScoringRules:
         msg = (f"{self.bidder} bid {contract} in {self.trump}: {bid_side} took {self.points[bid_side]}, "
                f"{other} {self.points[other]}; the bid was {'made' if made else 'set'}."
                + (f" {winner} wins the game at {after[winner]}." if winner else ""))
-        if self.match_state is not None:  # the caller keeps the match going across boards
-            self.match_state["score"] = dict(after)
-            if winner is not None:  # the game ("spel") is over: the next deal starts a new one at 0-0
-                self.match_state.setdefault("games", []).append({"winner": winner, "score": dict(after)})
-                self.match_state["score"] = {"NS": 0, "EW": 0}
-                self.match_state["dealer"] = None  # a new game draws its dealer by lot
-            self.match_state.setdefault("offenders", [])
-            self.match_state["offenders"] += [self.player(Seat(f.seat)) for f in self.offences]
+        self._end_match_deal(after, winner)
         out.append(self.flag(
             kinds.SCORE, 5, msg, idx, seat=self.bidder, status="info",
             bidder=str(self.bidder), bid=self.high_bid, trump=self.trump,
