@@ -36,3 +36,35 @@ def test_serve_with_a_numeric_director_token_says_which_key_not_a_traceback(tmp_
                        capture_output=True, text=True, env=env, timeout=60, cwd=ROOT)
     assert p.returncode == 2
     assert "server.director_token" in p.stderr and "Traceback" not in p.stderr
+
+
+# -- item 2: public sockets hear every release ------------------------------------
+def _board(number, dealer="N"):
+    return {"type": "board", "game": "bridge", "board": number, "dealer": dealer}
+
+
+def test_public_socket_hears_a_release_that_a_poll_advanced():
+    """A spectator's GET advances the delayed view; the sockets already open still get the table."""
+    import asyncio
+    import json
+
+    import httpx
+    import websockets
+
+    from tablecam.server.app import create_app
+    from tablecam.server.hub import TableHub
+    from tablecam.server.testing import serve_in_thread
+
+    hub = TableHub()
+    hub.ingest("t1", _board(1))
+    with serve_in_thread(create_app(hub, token=TOKEN)) as base:
+        async def watch() -> dict:
+            async with websockets.connect(base.replace("http", "ws") + "/ws/broadcast") as ws:
+                hello = json.loads(await ws.recv())
+                assert hello["type"] == "hello" and hello["tables"][0]["board"] is None
+                hub.ingest("t1", _board(2, "E"))            # board 1 may now be shown
+                await asyncio.to_thread(httpx.get, base + "/public/tables")   # a poller advances the view
+                return json.loads(await asyncio.wait_for(ws.recv(), 5))
+
+        msg = asyncio.run(watch())
+    assert msg["type"] == "table" and msg["state"]["board"] == 1

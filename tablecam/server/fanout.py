@@ -70,6 +70,7 @@ class Fanout:
         self.loop: asyncio.AbstractEventLoop | None = None
         self.loop_thread: int | None = None
         self.dirty: set[str] = set()
+        self.public_versions: dict[str, int] = {}   # each delayed fold's version last pushed
         self.unsubscribe = hub.subscribe(self.on_hub)
 
     def on_hub(self, msg: dict[str, Any]) -> None:
@@ -147,11 +148,26 @@ class Fanout:
             for t in c.tables & snaps.keys():
                 c.put(snaps[t])
 
+    def moved_tables(self) -> list[str]:
+        """Broadcast tables whose delayed fold moved since the last push.
+
+        Read from each fold's version, not from what :meth:`BroadcastView.advance`
+        returns: a ``GET /public/tables`` or a new ``/ws/broadcast`` also advances
+        the view, and the sockets already open must still hear of what it released.
+        """
+        out = []
+        for tid, d in list(self.view.delayed.items()):
+            if self.public_versions.get(tid) != d.version:
+                self.public_versions[tid] = d.version
+                out.append(tid)
+        return out
+
     async def broadcaster(self) -> None:
         """Advance the delayed public folds and push the tables that moved."""
         while True:
             try:
-                changed = self.view.advance()
+                self.view.advance()
+                changed = self.moved_tables()
                 if changed and self.public:
                     for tid in changed:
                         state = self.view.state(tid)
