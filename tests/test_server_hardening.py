@@ -68,3 +68,38 @@ def test_public_socket_hears_a_release_that_a_poll_advanced():
 
         msg = asyncio.run(watch())
     assert msg["type"] == "table" and msg["state"]["board"] == 1
+
+
+# -- item 4: a restarted node is not shown down ---------------------------------------
+def test_a_restarted_table_node_is_not_shown_offline_while_its_events_arrive(tmp_path):
+    from tablecam.bus import make_bus
+    from tablecam.bus.base import Message
+    from tablecam.bus.stationlink import OFFLINE, link_station
+    from tablecam.node import TableNode
+    from tablecam.server.hub import TableHub
+    from tablecam.sim.bridge import simulate_board
+    from tablecam.store import EventStore
+
+    bus = make_bus("inproc")
+    hub = TableHub()
+    link_station(hub, bus).start()
+    events = simulate_board(1, seed=3, irregularity=None)
+
+    def shoe() -> dict:
+        return hub.table("t1").summary()["health"]["shoe"]
+
+    node = TableNode("t1", EventStore(str(tmp_path / "t1.sqlite")), bus)
+    node.start()
+    for ev in events[:10]:
+        node.emit(ev)
+    bus.publish(Message("t1", "availability", "offline", retained=True))    # killed: its last will
+    assert (shoe()["status"], shoe()["detail"]) == ("down", OFFLINE)
+    node.announce()                                                         # restarted: online again
+    assert shoe()["detail"] != OFFLINE and shoe()["status"] == "ok"
+    # the last will of the killed node reaches the station after the restarted node's "online"
+    bus.publish(Message("t1", "availability", "offline", retained=True))
+    assert shoe()["detail"] == OFFLINE
+    for ev in events[10:20]:
+        node.emit(ev)                                                       # ... and its events keep coming
+    assert shoe()["detail"] != OFFLINE and shoe()["status"] == "ok"
+    assert hub.table("t1").summary()["events"] == 20

@@ -4,7 +4,8 @@
 station subscribes to every table, delivers each table's events exactly once
 and in order into the dashboard's hub (which judges them with the same
 engines as the tables), passes the sources' own findings and health reports
-on, and greys a table whose node went offline (its MQTT last will).
+on, and greys a table whose node went offline (its MQTT last will) until the
+node is back (it says it is online, or its events arrive again).
 
 With ``store_path`` the station keeps its own event store: after a restart it
 rebuilds the hub from it, and its persistent MQTT session (fixed client id)
@@ -48,24 +49,53 @@ def health_to_hub(hub: Any) -> Callable[[str, str, str, str | None], None]:
         table, {"type": "health", "source": source, "status": status, "detail": detail})
 
 
+OFFLINE = "table node offline"
+"""The health detail the station gives a table's sources while its node is gone."""
+
+
+def link_station(hub: Any, bus: Any, store: EventStore | None = None, gap_timeout: float = 2.0) -> Station:
+    """A :class:`Station` on ``bus`` that feeds ``hub`` (not started).
+
+    A table whose node went offline (its last will) shows its shoe and camera
+    down; the mark goes as soon as the node is back: when it says it is
+    online, or when its events arrive again (a killed node's last will can
+    reach the broker after the restarted node's "online").
+    """
+    offline: set[str] = set()
+
+    def mark(table: str, down: bool) -> None:
+        if down:
+            offline.add(table)
+            for source in ("shoe", "camera"):
+                try:
+                    hub.ingest(table, {"type": "health", "source": source, "status": "down", "detail": OFFLINE})
+                except (ValueError, OverflowError):   # a table id or a table too many for the hub
+                    return
+        elif table in offline:
+            offline.discard(table)
+            for source in ("shoe", "camera"):
+                hub.clear_health(table, source, OFFLINE)
+
+    def on_status(table: str, link: TableLink) -> None:
+        if link.online is not None:
+            mark(table, not link.online)
+
+    def on_event(table: str, seq: int, ev: Any) -> None:
+        hub.ingest(table, ev)
+        if table in offline:
+            mark(table, False)   # its events arrive: the node is running again
+
+    return Station(bus, sink=on_event, store=store, gap_timeout=gap_timeout, on_status=on_status,
+                   on_finding=lambda t, f: hub.ingest(t, f), on_health=health_to_hub(hub))
+
+
 def attach_station(hub: Any, url: str, username: str | None = "director", password: str | None = None,
                    store_path: str | None = None, client_id: str = "director-station",
                    gap_timeout: float = 2.0) -> Station:
+    """Subscribe ``hub`` to every table on the MQTT broker at ``url``; returns the started station."""
     host, port = parse_hostport(url)
     bus = make_bus("mqtt", host=host, port=port, client_id=client_id, username=username,
                    password=password)
-
-    def on_status(table: str, link: TableLink) -> None:
-        if link.online is False:
-            for source in ("shoe", "camera"):
-                try:
-                    hub.set_health(table, source, "down", "table node offline")
-                except ValueError:
-                    pass
-
-    station = Station(bus, sink=lambda t, seq, ev: hub.ingest(t, ev),
-                      store=EventStore(store_path) if store_path else None,
-                      gap_timeout=gap_timeout, on_status=on_status,
-                      on_finding=lambda t, f: hub.ingest(t, f), on_health=health_to_hub(hub))
+    station = link_station(hub, bus, EventStore(store_path) if store_path else None, gap_timeout)
     station.start()
     return station

@@ -453,6 +453,18 @@ class TableHub:
             self._publish({"type": "health", "table": table_id, "source": source, "status": status,
                            "detail": t.health[source]["detail"]})
 
+    def clear_health(self, table_id: str, source: str, detail: str | None = None) -> bool:
+        """Forget an explicit health report (only the one whose detail is ``detail``, if given),
+        so the source's health is derived from its traffic again. True if one was forgotten."""
+        with self.lock:
+            t = self.tables.get(table_id)
+            rep = t.health.get(source) if t is not None else None
+            if t is None or rep is None or (detail is not None and rep.get("detail") != detail):
+                return False
+            del t.health[source]
+            self._publish({"type": "health", "table": table_id, "source": source, "status": None, "detail": None})
+            return True
+
     def _findings(self, t: TableState, out: list[Finding], now: float) -> list[Finding]:
         for f in out:
             d = f.to_dict()
