@@ -103,3 +103,48 @@ def test_a_restarted_table_node_is_not_shown_offline_while_its_events_arrive(tmp
         node.emit(ev)                                                       # ... and its events keep coming
     assert shoe()["detail"] != OFFLINE and shoe()["status"] == "ok"
     assert hub.table("t1").summary()["events"] == 20
+
+
+# -- item 5: token guessing ------------------------------------------------------------
+def test_a_token_guesser_is_locked_out_right_token_included_then_let_back():
+    import time
+
+    from fastapi.testclient import TestClient
+    from starlette.testclient import WebSocketDenialResponse
+
+    from tablecam.server.app import create_app
+    from tablecam.server.security import GuessGuard
+
+    app = create_app(token=TOKEN)
+    app.state.station.auth_failures = GuessGuard(per_minute=10, burst=20, lockout=1.0)
+    with TestClient(app) as c:
+        codes = [c.get("/api/tables", headers={"Authorization": f"Bearer guess-{i}"}).status_code
+                 for i in range(25)]
+        assert codes[:20] == [401] * 20 and set(codes[20:]) == {429}
+        r = c.get("/api/tables", headers=AUTH)
+        assert r.status_code == 429, "the right token must not be told apart while locked"
+        assert int(r.headers["retry-after"]) >= 1
+        assert c.get("/api/tables").status_code == 401, "no token: nothing to slow down"
+        with pytest.raises(WebSocketDenialResponse) as e:
+            with c.websocket_connect(f"/api/ws?token={TOKEN}"):
+                pass
+        assert e.value.status_code == 429
+        time.sleep(1.1)
+        assert c.get("/api/tables", headers=AUTH).status_code == 200
+
+
+def test_websocket_token_guesses_count_too():
+    from fastapi.testclient import TestClient
+    from starlette.testclient import WebSocketDenialResponse
+
+    from tablecam.server.app import create_app
+
+    with TestClient(create_app(token=TOKEN)) as c:
+        codes = []
+        for i in range(25):
+            with pytest.raises(WebSocketDenialResponse) as e:
+                with c.websocket_connect(f"/api/ws?token=guess-{i}"):
+                    pass
+            codes.append(e.value.status_code)
+        assert 429 in codes
+        assert c.get("/api/tables", headers=AUTH).status_code == 429

@@ -28,7 +28,7 @@ from .api.pages import STATIC
 from .broadcast import BroadcastDelay, BroadcastView
 from .fanout import CLIENT_QUEUE, Client, Fanout
 from .hub import TableHub
-from .security import RateLimiter, token_problem
+from .security import GuessGuard, RateLimiter, token_problem
 
 __all__ = ["create_app", "Client", "CLIENT_QUEUE", "MAX_BODY"]
 
@@ -55,7 +55,7 @@ def create_app(hub: TableHub | None = None, token: str | None = None, broadcast_
     fan = Fanout(hub, view)
     st = Station(hub=hub, view=view, fanout=fan, delay=delay, token=token, insecure_demo=insecure_demo,
                  public_limiter=RateLimiter(public_rate_per_minute, public_burst),
-                 auth_failures=RateLimiter(per_minute=60, burst=60))  # wrong tokens only: slows guessing
+                 auth_failures=GuessGuard())
 
     @contextlib.asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:

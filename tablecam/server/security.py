@@ -91,3 +91,50 @@ class RateLimiter:
                 self._buckets.clear()  # crude but bounded: forget everyone rather than grow forever
             self._buckets[client] = (tokens, now)
             return ok
+
+
+class GuessGuard:
+    """Wrong director tokens per client address, and the lock-out they earn.
+
+    A client may get ``burst`` tokens wrong (refilled at ``per_minute``);
+    then it is locked out for ``lockout`` seconds, during which *every*
+    request of it that carries a token is answered 429 unchecked, the right
+    token included. Answering the right token at once would tell a guesser
+    which guess was right at full speed; this way a guesser gets
+    ``per_minute`` tries a minute and learns nothing while locked.
+
+    >>> g = GuessGuard(per_minute=1, burst=2, lockout=60)
+    >>> g.failed("10.0.0.9", now=0.0), g.failed("10.0.0.9", now=0.0), g.failed("10.0.0.9", now=1.0)
+    (0.0, 0.0, 60.0)
+    >>> g.locked("10.0.0.9", now=30.0), g.locked("10.0.0.9", now=61.5), g.locked("10.0.0.7", now=30.0)
+    (31.0, 0.0, 0.0)
+    """
+
+    def __init__(self, per_minute: float = 10.0, burst: int = 20, lockout: float = 60.0,
+                 max_clients: int = 10_000) -> None:
+        self.tries = RateLimiter(per_minute, burst, max_clients)
+        self.lockout = float(lockout)
+        self.max_clients = max_clients
+        self._until: dict[str, float] = {}
+        self._lock = threading.Lock()
+
+    def locked(self, client: str, now: float) -> float:
+        """Seconds the client is still locked out (0.0: not locked)."""
+        with self._lock:
+            until = self._until.get(client)
+            if until is None:
+                return 0.0
+            if now >= until:
+                del self._until[client]
+                return 0.0
+            return until - now
+
+    def failed(self, client: str, now: float) -> float:
+        """Count a wrong token; returns the lock-out it earned (0.0: none yet)."""
+        if self.tries.allow(client, now):
+            return 0.0
+        with self._lock:
+            if len(self._until) >= self.max_clients:
+                self._until = {c: u for c, u in self._until.items() if u > now}
+            self._until[client] = now + self.lockout
+        return self.lockout

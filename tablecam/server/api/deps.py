@@ -17,7 +17,7 @@ from starlette.requests import HTTPConnection
 from ..broadcast import BroadcastDelay, BroadcastView
 from ..fanout import Fanout
 from ..hub import TABLE_ID, TableHub, TableState
-from ..security import RateLimiter, check_token
+from ..security import GuessGuard, RateLimiter, check_token
 
 
 @dataclasses.dataclass
@@ -31,7 +31,7 @@ class Station:
     token: str | None
     insecure_demo: bool
     public_limiter: RateLimiter
-    auth_failures: RateLimiter
+    auth_failures: GuessGuard
 
 
 def station(conn: HTTPConnection) -> Station:

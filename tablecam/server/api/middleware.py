@@ -7,6 +7,7 @@ unauthenticated caller; public paths are rate-limited per client address.
 
 from __future__ import annotations
 
+import math
 import time
 from typing import Any
 
@@ -28,6 +29,17 @@ SECURITY_HEADERS = {
 }
 
 
+def too_many_guesses(wait: float) -> JSONResponse:
+    """429 for a client locked out after too many wrong tokens (:class:`~..security.GuessGuard`)."""
+    seconds = max(1, math.ceil(wait))
+    return JSONResponse({"detail": f"too many wrong director tokens from this address; wait {seconds} s"},
+                        status_code=429, headers={"Retry-After": str(seconds)})
+
+
+def _token_required() -> JSONResponse:
+    return JSONResponse({"detail": TOKEN_REQUIRED}, status_code=401, headers={"WWW-Authenticate": "Bearer"})
+
+
 async def guard(request: Request, call_next: Any) -> Response:
     """Refuse what must never reach a route; add the security headers to what does."""
     st = station(request)
@@ -40,15 +52,19 @@ async def guard(request: Request, call_next: Any) -> Response:
         if not st.public_limiter.allow(client, time.monotonic()):
             return JSONResponse({"detail": "too many requests; slow down"}, status_code=429,
                                 headers={"Retry-After": "5"})
-    elif path.startswith("/api/") and not st.insecure_demo and not check_token(
-            request.headers.get("authorization"), None, st.token):
-        if request.headers.get("authorization") and not st.auth_failures.allow(client, time.monotonic()):
-            # a client *guessing* tokens is slowed down; one without credentials just gets 401
-            return JSONResponse({"detail": "too many failed logins; wait a minute"}, status_code=429,
-                                headers={"Retry-After": "60"})
-        if path != "/api/ws":  # the WebSocket does its own check (header or ?token=)
-            return JSONResponse({"detail": TOKEN_REQUIRED}, status_code=401,
-                                headers={"WWW-Authenticate": "Bearer"})
+    elif path.startswith("/api/") and not st.insecure_demo:
+        given = request.headers.get("authorization")
+        if given:
+            # a client *guessing* tokens is locked out, right token or not; one without credentials gets 401
+            wait = st.auth_failures.locked(client, time.monotonic())
+            if not wait and not check_token(given, None, st.token):
+                wait = st.auth_failures.failed(client, time.monotonic())
+                if not wait:
+                    return _token_required()
+            if wait:
+                return too_many_guesses(wait)
+        else:
+            return _token_required()
     response: Response = await call_next(request)
     for name, value in SECURITY_HEADERS.items():
         response.headers.setdefault(name, value)

@@ -11,6 +11,7 @@ from fastapi.responses import JSONResponse
 from ..fanout import MAX_PUBLIC_SOCKETS, Client, serve_client
 from ..security import check_token
 from .deps import station
+from .middleware import too_many_guesses
 
 router = APIRouter()
 
@@ -34,10 +35,19 @@ async def ws_public(ws: WebSocket) -> None:
 @router.websocket("/api/ws")
 async def ws_director(ws: WebSocket) -> None:
     st = station(ws)
-    if not st.insecure_demo and not check_token(ws.headers.get("authorization"),
-                                                ws.query_params.get("token"), st.token):
-        await ws.send_denial_response(JSONResponse({"detail": "director token required"}, status_code=401))
-        return
+    if not st.insecure_demo:
+        header, query = ws.headers.get("authorization"), ws.query_params.get("token")
+        client = ws.client.host if ws.client else "?"
+        wait = st.auth_failures.locked(client, time.monotonic()) if header or query else 0.0
+        if not wait and not check_token(header, query, st.token):
+            if header or query:   # a wrong token is a guess, by header or ?token= alike
+                wait = st.auth_failures.failed(client, time.monotonic())
+            if not wait:
+                await ws.send_denial_response(JSONResponse({"detail": "director token required"}, status_code=401))
+                return
+        if wait:
+            await ws.send_denial_response(too_many_guesses(wait))
+            return
     await ws.accept()
     c = Client(ws, director=True)
     st.fanout.directors.add(c)
