@@ -148,3 +148,69 @@ def test_websocket_token_guesses_count_too():
             codes.append(e.value.status_code)
         assert 429 in codes
         assert c.get("/api/tables", headers=AUTH).status_code == 429
+
+
+# -- item 6: no 500 with a valid token ---------------------------------------------------
+@pytest.fixture
+def client():
+    from fastapi.testclient import TestClient
+
+    from tablecam.server.app import create_app
+    from tablecam.server.hub import TableHub
+
+    hub = TableHub()
+    hub.ingest("t1", {"kind": "revoke", "rule": "Law 61", "message": "S revoked.", "event": 0, "id": "r1"})
+    with TestClient(create_app(hub, token=TOKEN), raise_server_exceptions=False) as c:
+        yield c
+
+
+JSON = {**AUTH, "Content-Type": "application/json"}
+JPEG = "/9j/4AAQSkZJRg=="
+
+
+@pytest.mark.parametrize("path, body", [
+    ("/api/tables/t1/health", b'{"source": "shoe", "status": "ok", "detail": NaN}'),
+    ("/api/tables/t1/health", b'{"source": "shoe", "status": Infinity}'),
+    ("/api/tables/t1/frames", b'{"image": "%s", "cards": [{"card": "SA", "conf": NaN, "box": [0, 1, 2, 3]}]}' % JPEG.encode()),
+    ("/api/tables/t1/frames", b'{"image": "%s", "cards": [{"card": "SA", "box": [-Infinity, 1, 2, 3]}]}' % JPEG.encode()),
+    ("/api/tables/t1/frames", b'{"image": "%s", "width": %s}' % (JPEG.encode(), b"7" * 5000)),
+    ("/api/alerts/1/acknowledge", b'{"by": NaN}'),
+    ("/api/alerts/1/ruling", b'{"by": "TD", "text": "ok", "option": Infinity}'),
+    ("/api/alerts/1/acknowledge", b'{"by": "\xff\xfe"}'),
+    ("/api/tables/t1/events", b'[{"type": "board", "game": "bridge", "board": NaN, "dealer": "N"}]'),
+    ("/api/tables/t1/events", b'[{"type": "board", "game": "bridge", "board": %s, "dealer": "N"}]' % (b"9" * 5000)),
+    ("/api/tables/t1/events", b'[{"type": "board", "game": "\xff\xfe"}]'),
+])
+def test_bad_numbers_and_bytes_are_a_4xx_not_a_500(client, path, body):
+    r = client.post(path, content=body, headers=JSON)
+    assert 400 <= r.status_code < 500, (r.status_code, r.text[:200])
+    assert "detail" in r.json()
+    assert client.get("/api/alerts", headers=AUTH).status_code == 200
+    assert client.get("/api/tables/t1", headers=AUTH).status_code == 200
+
+
+def test_json_lines_with_nan_or_a_huge_number_become_bad_events(client):
+    body = (b'{"type": "board", "game": "bridge", "board": NaN, "dealer": "N"}\n'
+            b'{"type": "board", "game": "bridge", "board": ' + b"9" * 5000 + b', "dealer": "N"}\n')
+    r = client.post("/api/tables/t7/events", content=body, headers={**AUTH, "Content-Type": "application/x-ndjson"})
+    assert r.status_code == 200
+    assert [f["kind"] for f in r.json()["findings"]] == ["bad_event", "bad_event"]
+    assert "NaN is not a JSON number" in r.json()["findings"][0]["message"]
+    assert client.get("/api/tables/t7/events", headers=AUTH).status_code == 200
+
+
+def test_a_chunked_body_is_bounded_like_a_declared_one(client):
+    from tablecam.server.app import MAX_BODY
+
+    sent = []
+
+    def chunks():
+        line = b'{"type": "play", "seat": "N", "card": "SA"}\n' * 20_000   # about 0.9 MB
+        for _ in range(3 * MAX_BODY // len(line)):
+            sent.append(len(line))
+            yield line
+
+    for path in ("/api/tables/t9/events", "/api/tables/t9/health"):
+        r = client.post(path, content=chunks(), headers={**AUTH, "Content-Type": "application/x-ndjson"})
+        assert r.status_code == 413, (path, r.status_code)
+    assert client.get("/api/tables/t9", headers=AUTH).status_code == 404, "nothing of it was folded"

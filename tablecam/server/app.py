@@ -19,11 +19,13 @@ import threading
 from typing import Any, AsyncIterator
 
 from fastapi import FastAPI
+from fastapi.exceptions import RequestValidationError
 from fastapi.staticfiles import StaticFiles
 
 from .api import alerts, archive, operator, public, tables, websockets
 from .api.deps import Station
-from .api.middleware import MAX_BODY, guard
+from .api.errors import MAX_BODY, LimitBody, validation_failed
+from .api.middleware import guard
 from .api.pages import STATIC
 from .broadcast import BroadcastDelay, BroadcastView
 from .fanout import CLIENT_QUEUE, Client, Fanout
@@ -76,7 +78,11 @@ def create_app(hub: TableHub | None = None, token: str | None = None, broadcast_
     app.state.view = view
     app.state.fanout = fan
     app.state.insecure_demo = insecure_demo
+    # LimitBody inside the guard: its 413 is raised where the route reads the body, not in the
+    # guard's own reading task (which would turn it into an exception group, a 500)
+    app.add_middleware(LimitBody)
     app.middleware("http")(guard)
+    app.add_exception_handler(RequestValidationError, validation_failed)
     for router in ROUTERS:
         app.include_router(router)
     app.mount("/static", StaticFiles(directory=str(STATIC)), name="static")

@@ -34,6 +34,7 @@ from typing import Any, Callable, Iterable
 from ..engine import Table
 from ..events import Event, parse_event
 from ..findings import Finding, _jsonable, bad_event
+from . import strictjson
 from .rules_index import rule_reference
 
 TABLE_ID = re.compile(r"^[A-Za-z0-9_.-]{1,64}$")
@@ -417,9 +418,9 @@ class TableHub:
             item = bytes(item).decode("utf-8", errors="replace")
         if isinstance(item, str):
             try:
-                item = json.loads(item)
-            except (json.JSONDecodeError, RecursionError) as e:
-                return None, f"not valid JSON ({getattr(e, 'msg', 'too deeply nested')})", None
+                item = strictjson.loads(item)
+            except (ValueError, RecursionError) as e:   # ValueError: also NaN, a 5,000-digit number
+                return None, f"not valid JSON ({getattr(e, 'msg', None) or e or 'too deeply nested'})", None
         if isinstance(item, dict) and "kind" in item and "type" not in item:
             return None, None, _finding_from_dict(item)
         if isinstance(item, dict) and item.get("type") == "health":

@@ -16,8 +16,8 @@ from fastapi.responses import JSONResponse, Response
 
 from ..security import check_token
 from .deps import TOKEN_REQUIRED, station
+from .errors import MAX_BODY
 
-MAX_BODY = 8 * 1024 * 1024
 
 SECURITY_HEADERS = {
     "X-Content-Type-Options": "nosniff",

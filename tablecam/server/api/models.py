@@ -10,14 +10,14 @@ from pydantic import BaseModel, ConfigDict, Field
 class AckIn(BaseModel):
     """Acknowledge an alert: the director has seen it (and who that was)."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
     by: str = Field(min_length=1, max_length=80, description="director's name or initials")
 
 
 class RulingIn(BaseModel):
     """A director's ruling on an alert: the option chosen and the reasons, in words."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
     by: str = Field(min_length=1, max_length=80)
     text: str = Field(min_length=1, max_length=4000, description="the ruling as the director wrote it")
     option: str | None = Field(None, max_length=300, description="one of the alert's options, or another")
@@ -26,7 +26,7 @@ class RulingIn(BaseModel):
 class Detection(BaseModel):
     """One recognised card, as ``tablecam detect --json`` writes it."""
 
-    model_config = ConfigDict(extra="ignore")
+    model_config = ConfigDict(extra="ignore", allow_inf_nan=False)
     card: str = Field(min_length=1, max_length=8)
     conf: float | None = Field(None, ge=0, le=1)
     box: list[float] = Field(min_length=4, max_length=4)
@@ -35,7 +35,7 @@ class Detection(BaseModel):
 class FrameIn(BaseModel):
     """A camera frame (base64 JPEG or PNG) and the cards recognised on it."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
     image: str = Field(min_length=8, max_length=6_000_000, description="base64 of a JPEG or PNG file")
     cards: list[Detection] = Field(default_factory=list, max_length=200)
     width: int | None = Field(None, ge=1, le=20000)
@@ -45,7 +45,7 @@ class FrameIn(BaseModel):
 class HealthIn(BaseModel):
     """A shoe or camera node reporting how it is."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
     source: Literal["shoe", "camera"]
     status: Literal["ok", "degraded", "down", "unknown"]
     detail: str | None = Field(None, max_length=200)

@@ -11,7 +11,7 @@ from starlette.concurrency import run_in_threadpool
 
 from ..services.uploads import event_items, frame_image
 from .deps import DIRECTOR, Station, known_table, station, valid_table
-from .middleware import MAX_BODY
+from .errors import MAX_BODY
 from .models import INGEST_BODY, FrameIn, HealthIn
 
 router = APIRouter(tags=["director"], dependencies=DIRECTOR)

@@ -8,10 +8,11 @@ from __future__ import annotations
 
 import base64
 import binascii
-import json
 from typing import Any
 
 from fastapi import HTTPException
+
+from .. import strictjson
 
 
 def event_items(raw: bytes, content_type: str) -> list[Any]:
@@ -25,8 +26,8 @@ def event_items(raw: bytes, content_type: str) -> list[Any]:
     ctype = content_type.split(";")[0].strip().lower()
     if ctype == "application/json":
         try:
-            body = json.loads(raw)
-        except (json.JSONDecodeError, UnicodeDecodeError, RecursionError) as e:
+            body = strictjson.loads(raw)
+        except (ValueError, RecursionError) as e:   # ValueError: also bad UTF-8, NaN, a 5,000-digit number
             raise HTTPException(400, f"body is not valid JSON: {getattr(e, 'msg', e)}") from None
         if isinstance(body, dict):
             return [body]
