@@ -100,6 +100,7 @@ PLAY_BEFORE_AUCTION = "play_before_auction"
 EXPOSED_CARD = "exposed_card"
 CONCESSION = "concession"
 PAYMENT_ERROR = "payment_error"
+CALL_WITHDRAWN = "call_withdrawn"
 
 ALL: frozenset[str] = frozenset(v for k, v in dict(globals()).items() if k.isupper() and isinstance(v, str))
 """Every kind named above."""

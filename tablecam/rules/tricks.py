@@ -37,6 +37,7 @@ When "too late" starts differs by game, so it is a parameter:
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Callable, Iterable, Literal
 
 from ..cards import Card, Seat
@@ -249,11 +250,11 @@ class RevokeTracker:
 # -- rule tables as data ------------------------------------------------------
 # (kept here so every trick-taking engine loads its tables the same way)
 
-RULES_DIR = __import__("pathlib").Path(__file__).resolve().parent
+RULES_DIR = Path(__file__).resolve().parent
 """``tablecam/rules``: each game's shipped rule tables are package data in ``<game>/tables/``."""
 
 
-def tables_dir(game: str) -> "Path":
+def tables_dir(game: str) -> Path:
     """Where ``game``'s rule tables are read from.
 
     The shipped tables (``tablecam/rules/<game>/tables``) travel inside the
@@ -265,7 +266,6 @@ def tables_dir(game: str) -> "Path":
     ('rules', 'whist', 'tables')
     """
     import os
-    from pathlib import Path
 
     custom = os.environ.get("TABLECAM_CONFIG")
     return Path(custom) / game if custom else RULES_DIR / game / "tables"

@@ -62,6 +62,13 @@ class BiddingMixin:
             self.emit(bad_event(f"{seat} passed again (he has already passed); ignored.", ev.index, self.board))
             return
         self._resolve_must_call(ev, seat, "passed instead")
+        f4 = self._f4_open
+        if f4 is not None and seat == f4["seat"]:
+            self._f4_open = None
+            if f4.get("demanded"):
+                self.flag(kinds.PASS_NOT_ALLOWED, "pass_out_of_turn", f"{seat} passed although {self.high_seat} "
+                          "required a bid other than pass.", ev, seat=seat,
+                          remedy=f"{seat} makes a bid other than pass (F.4).")
         pend = self._pending_insufficient.pop(seat, None)
         if pend is not None:
             if pend.extra.get("may_pass"):
@@ -98,8 +105,9 @@ class BiddingMixin:
             if self.high_seat is not None:
                 self._may_bid_again.add(f4["seat"])
                 self.passed.discard(f4["seat"])
-                self.restep(f4["finding"], "pending", ev, remedy=f"{self.high_seat} may require {f4['seat']} to make "
-                             "a bid other than pass (F.4).")
+                g = self.restep(f4["finding"], "pending", ev, remedy=f"{self.high_seat} may require {f4['seat']} to "
+                                "make a bid other than pass (F.4).")
+                self._f4_open = {"seat": f4["seat"], "finding": g}
                 self.turn = f4["seat"]
                 return
         self.turn = self.next_active(seat, skip_passed=True)
@@ -145,6 +153,7 @@ class BiddingMixin:
             self._a1 = self.restep(self._a1, "corrected", ev, remedy=f"Forehand bid {c.name}.")
         if seat in self._may_bid_again:
             self._may_bid_again.discard(seat)
+            self._f4_open = None
             if self._f4 is None:
                 for f in reversed(self.findings):
                     if f.kind == kinds.PASS_OUT_OF_TURN and f.seat == str(seat):

@@ -24,6 +24,7 @@ from ...events import Event
 from ...findings import Finding, bad_event
 from ..tricks import RevokeTracker, Trick
 from .bidding import BiddingMixin
+from .choices import ChoicesMixin
 from .deal import DealChecker
 from .outcome import OutcomeMixin
 from .play import PlayMixin
@@ -35,11 +36,11 @@ DEAL_NEUTRAL = {"deal", "first_suit", "sit_out", "ruling", "settle", "expose"}
 """Events that may come before or during the deal without ending it."""
 
 
-class ViraBoard(BiddingMixin, PurchaseMixin, PlayMixin, OutcomeMixin, BoardEngine):
+class ViraBoard(BiddingMixin, PurchaseMixin, PlayMixin, ChoicesMixin, OutcomeMixin, BoardEngine):
     """One Vira deal. ``ruleset``: overrides of ``rules/vira/tables/sm-2025.json``.
 
     The handlers live in mixins by phase (:mod:`.bidding`, :mod:`.purchase`,
-    :mod:`.play`, :mod:`.outcome`); this class holds the state they share,
+    :mod:`.play`, :mod:`.outcome`) and for what the table says (:mod:`.choices`); this class holds the state they share,
     the seats, the findings helpers and the fold.
     """
 
@@ -107,6 +108,11 @@ class ViraBoard(BiddingMixin, PurchaseMixin, PlayMixin, OutcomeMixin, BoardEngin
         self.bought: dict[Seat, list[Card]] = {}
         self.face_up_talong: set[Card] = set()
         self.bought_done: set[Seat] = set()  # players whose purchase is over (their 'buy' event came)
+        self._h_checked = False  # the hands were counted after the purchase (H.1)
+        self._play_on: set[Seat] = set()  # defenders who chose to play on after a felekartering (H.2)
+        self._felekartering_stop: tuple[int | None, bool] | None = None  # (event, already kodilj) (H.3)
+        self._felekartering_seen: tuple[int | None, int, bool] | None = None  # (event, tricks, kodilj) (D.9)
+        self._f4_open: dict[str, Any] | None = None  # a pass out of turn waiting for the bidder's demand (F.4)
         self._a4: Finding | None = None
         self._a7_done = False
         # play
@@ -156,6 +162,10 @@ class ViraBoard(BiddingMixin, PurchaseMixin, PlayMixin, OutcomeMixin, BoardEngin
         if len(s) == 2 and s[0].upper() in "SHDC":
             return s[0].upper()
         return parse_suit(s) or None
+
+    @staticmethod
+    def _index(ev: Event | None) -> int | None:
+        return ev.index if ev is not None else None
 
     # -- seats ---------------------------------------------------------------------
     @property
@@ -255,6 +265,8 @@ class ViraBoard(BiddingMixin, PurchaseMixin, PlayMixin, OutcomeMixin, BoardEngin
         self._early = []
         if self.phase == "deal":
             self.deal.end(event)
+        if self.phase == "purchase":
+            self._check_felekartering(event)  # the deal ended before the first lead
         for r in self.revokes.close():
             f = self._revoke_findings.get(r.id)
             if f is not None:

@@ -61,3 +61,11 @@ register_event_type("ruling", {"outcome": "str"}, {"seat": "seat", "note": "str"
 register_event_type("settle", {}, {"pinnar": "any", "bets": "any"}, games=GAME,
                     doc="what the table actually paid: pinnar per seat (+ received) and bets "
                         "per seat (+ put into the pulla)")
+register_event_type("discovered", {}, {"kind": "str", "of": "to", "seat": "seat"}, games=GAME,
+                    doc="the table noticed an irregularity now: kind = the finding's kind, of = its seat (or "
+                        "'talong'), seat = who drew attention; measured against D.7's deadlines and E.3 / E.8")
+register_event_type("choice", {"seat": "seat", "choice": "str"}, {"note": "str"}, games=GAME,
+                    doc="a player's choice where the rules give one: play_on / stop (a defender, after the "
+                        "declarer's felekartering, H.2-H.3), demand_bid / no_demand (the bidder, F.4)")
+register_event_type("withdraw", {"seat": "seat"}, {"note": "str"}, games=GAME,
+                    doc="the player takes back his last call (C.7, C.8: a correct bid or a pass stands)")

@@ -87,7 +87,7 @@ class OutcomeMixin:
         elif fz is not None and not (fz.outcome == "felekartering_declarer" and ruling == "continue"):
             reason = fz.reason
             if fz.outcome == "felekartering_declarer":
-                outcome = "lagd" if not self._played_on() else None
+                outcome = None if self._played_on() else "kodilj" if self._stopped_kodilj() else "lagd"
                 reason = self.rules.section("declarer_felekartering_pay")
                 if outcome is None:
                     reason = "tricks"
@@ -170,8 +170,26 @@ class OutcomeMixin:
         return pay
 
     def _played_on(self) -> bool:
-        return len(self.tricks) > 1 or any(r.get("outcome", "").lower() == "continue" for r in
-                                           (e.data for e in self.rulings))
+        """H.2: both defenders played on after the declarer's felekartering was found (D.9).
+
+        Their ``choice`` events say so; a defender's ``stop`` says not. Without
+        them, a ``ruling`` of ``continue`` or play going on past the trick in
+        which it was found (the purchase, or a ``discovered`` event) counts as
+        playing on.
+        """
+        if self._felekartering_stop is not None:
+            return False
+        if any(fz.played_on for fz in self.forced if fz.outcome == "felekartering_declarer") and self._play_on:
+            return True
+        seen = self._felekartering_seen[1] if self._felekartering_seen is not None else 0
+        return len(self.tricks) > seen + 1 or any(r.get("outcome", "").lower() == "continue" for r in
+                                                   (e.data for e in self.rulings))
+
+    def _stopped_kodilj(self) -> bool:
+        """H.3: "såvida han inte redan var kodilj när felet upptäcktes"."""
+        if self._felekartering_stop is not None:
+            return self._felekartering_stop[1]
+        return self._felekartering_seen is not None and self._felekartering_seen[2]
 
     def _check_payment(self, event: Event | None) -> None:
         ev = self.settled

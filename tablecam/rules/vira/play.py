@@ -54,8 +54,6 @@ class PlayMixin:
             self.flag(kinds.OPEN_MISAR_NOT_SHOWN, "open_misar", f"The declarer {self.declarer} has not laid his cards face "
                       f"up before the first lead in {c.name} (an open misär).", ev, seat=self.declarer,
                       remedy="The declarer lays his cards face up now; the director judges any damage.")
-        if c is not None:
-            self.hand_size = self._expected_hand()
         self._check_felekartering(ev)
         self.talong_aside = list(self.talong)  # C.6: the rest of the talong is put aside
 
@@ -76,9 +74,14 @@ class PlayMixin:
             return int(c.misar.get("cards", base))
         return base
 
-    def _check_felekartering(self, ev: Event) -> None:
-        if not self.deal.known or self.declarer is None:
+    def _check_felekartering(self, ev: Event | None) -> None:
+        """H.1: a hand with the wrong number of cards once its player has bought (checked once: when the
+        purchase is over, else at the first lead, else when a deal stopped before the first lead ends)."""
+        if self._h_checked or not self.deal.known or self.declarer is None:
             return
+        self._h_checked = True
+        if self.contract is not None:
+            self.hand_size = self._expected_hand()
         want = self.hand_size
         wrong = [s for s in self.active if len(self.hands.get(s, [])) != want]
         if not wrong:
@@ -98,14 +101,15 @@ class PlayMixin:
                           remedy="The declarer is paid as home (H.4).")
         if self.declarer in wrong and len(wrong) > 1:
             bets = {str(s): 1 for s in wrong}
-            self.forced.append(Forced(ev.index, "neither", self.rules.section("both_felekartering"), bets=bets))
+            self.forced.append(Forced(self._index(ev), "neither", self.rules.section("both_felekartering"), bets=bets))
             self.flag(kinds.FELEKARTERING, "both_felekartering", "Both the declarer and a defender discarded wrongly: the "
                       "game is neither home nor bet, and each of them pays a bet.", ev, status="established",
                       remedy="Each faulty player pays a bet (H.5).", bets=bets)
         elif self.declarer in wrong:
-            self.forced.append(Forced(ev.index, "felekartering_declarer", self.rules.section("declarer_felekartering")))
+            self.forced.append(Forced(self._index(ev), "felekartering_declarer",
+                                      self.rules.section("declarer_felekartering")))
         else:
-            self.forced.append(Forced(ev.index, "hemma", self.rules.section("defender_felekartering")))
+            self.forced.append(Forced(self._index(ev), "hemma", self.rules.section("defender_felekartering")))
 
     def _expected_player(self) -> Seat:
         t = self.trick
@@ -186,8 +190,10 @@ class PlayMixin:
                 self.restep(x["finding"], "established", ev, remedy="Not corrected before the next trick was turned: "
                              "play goes on under the present conditions (D.7).")
         self._out_of_turn = [x for x in self._out_of_turn if x["status"] == "pending"]
+        seen = self._felekartering_seen[1] if self._felekartering_seen is not None else 0
         for fz in self.forced:
-            if fz.outcome == "felekartering_declarer" and number >= 2 and not fz.played_on:
+            if fz.outcome == "felekartering_declarer" and number >= seen + 2 and not fz.played_on \
+                    and self._felekartering_stop is None:
                 fz.played_on = True
                 for f in reversed(self.findings):
                     if f.kind == kinds.FELEKARTERING and f.seat == str(self.declarer):

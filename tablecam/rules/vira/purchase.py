@@ -95,6 +95,8 @@ class PurchaseMixin:
             hand.append(c)
         self.bought.setdefault(seat, []).extend(cards)
         self.bought_done.add(seat)
+        if self.phase == "purchase" and all(s in self.bought_done for s in self.active):
+            self._check_felekartering(ev)  # H.1: the purchase is over; the hands are counted before the first lead
 
     def _purchase_order(self, ev: Event, seat: Seat) -> None:
         """G.4 / G.5: the declarer buys first, then left, then right-hand opponent."""
