@@ -51,13 +51,19 @@ class CameraModel:
         f = self.focal
         return np.array([[f, 0, self.size[0] / 2], [0, f, self.size[1] / 2], [0, 0, 1]], np.float64)
 
-    def _rotation_and_centre(self, dist: float) -> tuple[np.ndarray, np.ndarray]:
-        """World->camera rotation R and camera centre C (world: x east, y south, z up; mm)."""
+    def _rotation_and_centre(self, dist: float, aim: float | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """World->camera rotation R and camera centre C (world: x east, y south, z up; mm).
+
+        The camera looks at a point ``aim`` mm from the area's centre towards
+        itself, chosen (see :func:`_distance`) so the area sits in the middle
+        of the picture, as a person aiming a camera would put it."""
         W, H = self.area_mm
-        target = np.array([W / 2, H / 2, 0.0])
         t, yw = math.radians(self.tilt_deg), math.radians(self.yaw_deg)
         # horizontal direction from the target to the camera: yaw 0 = the South side (+y)
         d = np.array([math.sin(yw), math.cos(yw), 0.0])
+        if aim is None:
+            dist, aim = _distance(self)
+        target = np.array([W / 2, H / 2, 0.0]) + d * aim
         C = target + dist * (math.sin(t) * d + np.array([0, 0, math.cos(t)]))
         z = target - C
         z /= np.linalg.norm(z)                               # optical axis
@@ -109,8 +115,8 @@ class CameraModel:
         a, b, c = np.linalg.lstsq(A, rd - ru, rcond=None)[0]
         return [round(float(a), 5), round(float(b), 5), 0.0, 0.0, round(float(c), 5)]
 
-    def _project(self, pts_mm: np.ndarray, dist: float) -> np.ndarray:
-        R, C = self._rotation_and_centre(dist)
+    def _project(self, pts_mm: np.ndarray, dist: float, aim: float | None = None) -> np.ndarray:
+        R, C = self._rotation_and_centre(dist, aim)
         P = (np.c_[pts_mm, np.zeros(len(pts_mm))] - C) @ R.T
         xn, yn = P[:, 0] / P[:, 2], P[:, 1] / P[:, 2]
         xd, yd = self._distort(xn, yn)
@@ -119,12 +125,12 @@ class CameraModel:
 
     @property
     def distance(self) -> float:
-        """Camera distance (mm) from the area's centre so that the area fills ``fill`` of the view."""
-        return _distance(self)
+        """Camera distance (mm) from the point it looks at, so that the area fills ``fill`` of the view."""
+        return _distance(self)[0]
 
     def project(self, pts_mm: np.ndarray) -> np.ndarray:
         """Image pixels of table points (mm from the area's NW corner), distortion included."""
-        return self._project(np.asarray(pts_mm, np.float64).reshape(-1, 2), self.distance)
+        return self._project(np.asarray(pts_mm, np.float64).reshape(-1, 2), *_distance(self))
 
     def maps(self, ppm: float, origin_mm: tuple[float, float]) -> tuple[np.ndarray, np.ndarray]:
         """``cv2.remap`` maps: for every image pixel, the table-plane pixel it sees.
@@ -136,7 +142,7 @@ class CameraModel:
         import cv2
 
         w, h = self.size
-        R, C = self._rotation_and_centre(self.distance)
+        R, C = self._rotation_and_centre(*_distance(self))
         f = self.focal
         xs = (np.arange(w, dtype=np.float64) - w / 2) / f
         ys = (np.arange(h, dtype=np.float64) - h / 2) / f
@@ -159,7 +165,7 @@ class CameraModel:
     def view_bounds_mm(self, limit_mm: float = 450.0) -> tuple[float, float, float, float]:
         """The table region the image sees (x0, y0, x1, y1 in mm), at most ``limit_mm`` beyond the area."""
         w, h = self.size
-        R, C = self._rotation_and_centre(self.distance)
+        R, C = self._rotation_and_centre(*_distance(self))
         f = self.focal
         n = 64
         u = np.concatenate([np.linspace(0, w, n), np.full(n, w), np.linspace(w, 0, n), np.zeros(n)])
@@ -193,26 +199,50 @@ class CameraModel:
         return best
 
 
-_DIST_CACHE: dict[CameraModel, float] = {}
+_DIST_CACHE: dict[CameraModel, tuple[float, float]] = {}
 
 
-def _distance(cam: CameraModel) -> float:
+def _distance(cam: CameraModel) -> tuple[float, float]:
+    """(distance, aim) placing the area, with its markers' white border, centred and ``fill`` high."""
     base = CameraModel(cam.size, cam.tilt_deg, cam.yaw_deg, cam.roll_deg, cam.hfov_deg, cam.k1, cam.k2,
                        cam.fill, cam.area_mm)
     if base in _DIST_CACHE:
         return _DIST_CACHE[base]
     W, H = cam.area_mm
-    corners = np.array([[0, 0], [W, 0], [W, H], [0, H], [W / 2, 0], [W / 2, H], [0, H / 2], [W, H / 2]], np.float64)
+    m = 12.0
+    corners = np.array([[-m, -m], [W + m, -m], [W + m, H + m], [-m, H + m], [W / 2, -m], [W / 2, H + m],
+                        [-m, H / 2], [W + m, H / 2]], np.float64)
+    w, h = cam.size
+
+    def centred_aim(dist: float) -> float:
+        aim = 0.0
+        for _ in range(12):                  # move the aim point until the area's middle is the picture's
+            p = base._project(corners, dist, aim)
+            off = (p[:, 1].max() + p[:, 1].min()) / 2 - h / 2
+            if abs(off) < 0.5:
+                break
+            p2 = base._project(corners, dist, aim + 5.0)
+            off2 = (p2[:, 1].max() + p2[:, 1].min()) / 2 - h / 2
+            slope = (off2 - off) / 5.0
+            if abs(slope) < 1e-9:
+                break
+            aim -= off / slope
+        return aim
+
     lo, hi = 50.0, 20000.0
-    for _ in range(50):
+    aim = 0.0
+    for _ in range(40):
         mid = math.sqrt(lo * hi)
-        p = base._project(corners, mid)
-        fits = (p[:, 1].max() - p[:, 1].min() <= cam.fill * cam.size[1]
-                and p[:, 0].max() - p[:, 0].min() <= 0.97 * cam.size[0]
-                and p[:, 1].min() > 0 and p[:, 1].max() < cam.size[1])
-        lo, hi = (lo, mid) if fits else (mid, hi)
-    _DIST_CACHE[base] = hi
-    return hi
+        a = centred_aim(mid)
+        p = base._project(corners, mid, a)
+        fits = (p[:, 1].max() - p[:, 1].min() <= cam.fill * h and p[:, 0].max() - p[:, 0].min() <= 0.97 * w
+                and p[:, 1].min() > 0 and p[:, 1].max() < h and p[:, 0].min() > 0 and p[:, 0].max() < w)
+        if fits:
+            hi, aim = mid, a
+        else:
+            lo = mid
+    _DIST_CACHE[base] = (hi, aim)
+    return hi, aim
 
 
 @dataclass

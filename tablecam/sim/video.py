@@ -52,7 +52,7 @@ from ..cards import SEATS, Seat, full_deck, parse_card
 from ..events import Event, make_event, read_events
 
 
-SIM_VERSION = 2
+SIM_VERSION = 3
 """Bumped whenever a change makes the same options render different pixels (cached benchmark videos)."""
 
 SKIN = (120, 160, 215)        # BGR
