@@ -3,6 +3,7 @@
     .venv/bin/python bench/vision/video.py                 # all 40 videos (rendered once, cached under data/)
     .venv/bin/python bench/vision/video.py --quick         # 4 short videos: a smoke run of the whole path
     .venv/bin/python bench/vision/video.py --only 3,17 --json out.json
+    .venv/bin/python bench/vision/video.py --tricks 1      # all 40 conditions, one trick each
 
 The set (:func:`video_set`) is fixed and generated deterministically from
 seeds: 40 deals rendered with ``tablecam sim video``'s real look
@@ -277,6 +278,8 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="4 short videos (1 trick each, 480p-1080p): a smoke run")
     ap.add_argument("--only", help="comma-separated video indices (0-39)")
+    ap.add_argument("--tricks", type=int, help="cap every video at this many tricks: the same 40 conditions, "
+                                               "fewer events (a full run takes hours on 2 cores)")
     ap.add_argument("--render-only", action="store_true", help="render (cache) the videos and stop")
     ap.add_argument("--no-baseline", action="store_true", help="skip the classic-look baseline videos")
     ap.add_argument("--cache", default=str(CACHE))
@@ -292,6 +295,10 @@ def main(argv: list[str] | None = None) -> int:
         pick = [specs[i] for i in (0, 1, 8, 13)] if not args.only else specs
         specs = [replace(s, tricks=1, resolution="1080p" if s.resolution == "4k" else s.resolution, knock_at=None,
                          fps=15.0) for s in pick]
+    if args.tricks:
+        from dataclasses import replace
+
+        specs = [replace(s, tricks=min(s.tricks, args.tricks)) for s in specs]
     cache = Path(args.cache)
     baseline = [] if args.no_baseline else [classic_of(s) for s in specs[::4]]
     t_render = time.perf_counter()
