@@ -158,10 +158,14 @@ register_event_type("deal", {"to": "to", "card": "card"}, {"face_up": "bool", "s
                     doc="one card dealt")
 register_event_type("call", {"seat": "seat", "call": "str"}, {"note": "str", "alert": "any"},
                     doc="a call in the auction (``note``: an alert or explanation from the archive)")
-register_event_type("play", {"seat": "seat", "card": "card"}, doc="a card played to the trick")
+register_event_type("play", {"seat": "seat", "card": "card"}, {"simultaneous": "bool"},
+                    doc="a card played to the trick (``simultaneous``: at the same moment as the previous play, "
+                        "bridge Law 58)")
 register_event_type("retract", {"seat": "seat", "card": "card"}, doc="a played card taken back")
 register_event_type("expose", {"seat": "seat", "card": "card"}, {"deliberate": "bool"}, doc="a card seen face up, not played")
-register_event_type("claim", {"seat": "seat", "tricks": "int"}, doc="a claim, accepted")
+register_event_type("claim", {"seat": "seat", "tricks": "int"}, {"final": "bool"},
+                    doc="a claim, accepted (``final``: the table's scored result as an archive records it, past "
+                        "the correction period)")
 register_event_type("end", doc="the board is over")
 register_event_type(
     "trick_turned", optional={"cards": "cards", "seats": "seats", "trick": "int", "conf": "any"},

@@ -145,3 +145,28 @@ def test_play_without_an_auction_is_reported_not_dropped():
     its = list(lin_events("md|3SAKQJHAKQDAKQCAKQ,ST987HJT9DJT9CJT9,S2H5432D5432C5432,|sv|o|pc|S6|pc|S2|mc|13|"))
     f = [x for x in its if isinstance(x, Finding)]
     assert len(f) == 1 and f[0].extra["flaw"] == "play_without_contract" and "2 played card(s) and a claim" in f[0].message
+
+
+def test_passes_after_the_auction_are_an_archive_flaw_and_the_claimed_result_stands():
+    """Real VuGraph files sometimes record passes after the final pass (``mb|p|mb|p|mb|p|mb|p|`` after
+    the contract bid): the contract is read, the extra passes reported as an archive flaw, the mc claim kept."""
+    text = (DATA / "vugraph.lin").read_text()
+    auction = "mb|1N!|an|9-11, no 4cM|mb|p|mb|p|mb|p|"
+    assert auction in text
+    for extra in (1, 2):
+        its = list(lin_events(text.replace(auction, auction + "mb|p|" * extra)))
+        flaws = [f for f in its if isinstance(f, Finding)]
+        assert [(f.kind, f.extra["flaw"], f.board) for f in flaws] == [("archive_flaw", "passes_after_auction", 11)]
+        assert f"{extra} pass" in flaws[0].message and "1N by N" in flaws[0].message
+        closed = boards([e for e in its if isinstance(e, Event)])[1]
+        assert [e.call for e in closed if e.type == "call"] == ["1C", "P", "1N", "P", "P", "P"]
+        res = [f for f in replay(its) if f.kind == "result"]
+        assert [(r.extra["contract"], r.extra["declarer"], r.extra["tricks"]) for r in res] == [
+            ("Pass", None, None), ("1N", "N", 8)]
+
+
+def test_each_result_names_its_room_and_has_its_own_id():
+    res = [f.to_dict() for f in replay(load(str(DATA / "vugraph.lin"))) if f.kind == "result"]
+    assert [(r["board"], r["room"]) for r in res] == [(11, "open"), (11, "closed")]
+    assert len({r["id"] for r in res}) == 2 and [r["id"].split("-result-")[0] for r in res] == ["11-open",
+                                                                                                 "11-closed"]

@@ -237,7 +237,7 @@ def test_law_58b_second_card_to_a_trick_is_a_penalty_card():
     g.play_low()
     e1 = g.play_low()                              # E plays
     extra = lowest(g.hands["E"])
-    i = g.add(type="play", seat="E", card=extra)   # and drops a second card on the trick
+    i = g.add(type="play", seat="E", card=extra, simultaneous=True)   # and a second card with it
     g.play_low()
     out = g.run()
     pc = kinds(out, "penalty_card")

@@ -9,10 +9,14 @@ log the engine then judges through the public path: JSON Lines ->
 from __future__ import annotations
 
 import json
+import os
 
 from tablecam.cards import shuffled_deck
 from tablecam.engine import Table
-from tablecam.events import read_events
+from tablecam.events import Event, parse_event, read_events
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+WC2012 = os.path.join(ROOT, "..", "shared", "data", "bridge", "wc2012-vugraph.pbn")
 
 SEATS = "NESW"
 RANKS = "AKQJT98765432"
@@ -46,6 +50,34 @@ class Game:
         self.trick: list[tuple[str, str]] = []
         self.tricks: list[tuple[str, list[tuple[str, str]], str]] = []
         self.penalty: dict[str, list[str]] = {}
+
+    @classmethod
+    def from_real(cls, dicts: list[dict]) -> "Game":
+        """A real board (event dicts from :func:`real_boards`): its deal and auction go into the log,
+        its play waits in ``real_plays`` for :meth:`follow_real`."""
+        g = cls.__new__(cls)
+        g.events = [d for d in dicts if d["type"] in ("board", "deal", "call")]
+        g.dealer = dicts[0]["dealer"]
+        g.hands = {s: [d["card"] for d in dicts if d["type"] == "deal" and d["to"] == s] for s in SEATS}
+        g.trick, g.tricks, g.penalty = [], [], {}
+        g.trump = g.declarer = g.leader = None
+        board = g.engine()
+        g.contract(SEATS[board.declarer], board.bid[1])
+        g.real_plays = [(d["seat"], d["card"]) for d in dicts if d["type"] == "play"]
+        g.real_plays = g.real_plays[:len(g.real_plays) - len(g.real_plays) % 4]  # whole tricks
+        g.real_calls = [(d["seat"], d["call"]) for d in dicts if d["type"] == "call"]
+        return g
+
+    def follow_real(self, stop=None) -> bool:
+        """Play the real cards in order until ``stop(self)`` is true before a card (True) or none are left."""
+        while len(self.tricks) * 4 + len(self.trick) < len(self.real_plays):
+            if stop is not None and stop(self):
+                return True
+            self.play(*self.real_plays[len(self.tricks) * 4 + len(self.trick)])
+        return False
+
+    def defenders(self) -> tuple[str, str]:
+        return nxt(self.declarer), nxt(self.declarer, 3)
 
     # -- recording ----------------------------------------------------------
     def add(self, **ev) -> int:
@@ -205,3 +237,37 @@ def result(findings: list[dict]) -> dict:
     rs = kinds(findings, "result")
     assert len(rs) == 1, rs
     return rs[0]
+
+
+_REAL: list[list[dict]] = []
+
+
+def real_boards(limit: int = 400) -> list[list[dict]]:
+    """Boards of the 2012 World Championship vugraph archive (``shared/data/bridge``) whose auction
+    and play replay clean: lists of event dicts (board, 52 deals, calls, plays, claim or not, end)."""
+    if not _REAL:
+        from tablecam.archive import load
+
+        board: list[dict] = []
+        for it in load(WC2012):
+            if not isinstance(it, Event):
+                board = []  # a board with an archive flaw is left out
+                continue
+            if it.type == "board":
+                board = [it.to_dict()]
+            elif board:
+                board.append(it.to_dict())
+                if it.type == "end":
+                    if _clean(board):
+                        _REAL.append(board)
+                    board = []
+                    if len(_REAL) >= 400:
+                        break
+    return _REAL[:limit]
+
+
+def _clean(dicts: list[dict]) -> bool:
+    if sum(1 for d in dicts if d["type"] == "play") < 16 or not any(d["type"] == "call" for d in dicts):
+        return False
+    out = [f.to_dict() for f in Table().feed(parse_event(d, i) for i, d in enumerate(dicts))]
+    return [f["kind"] for f in out] == ["result"]

@@ -165,6 +165,22 @@ def _auction(calls: list[str], start: int, all_pass: bool = False) -> tuple[int,
             return i, contract, namer[(bidder & 1) * 5 + top % 5], legal, added
 
 
+def _passes_after(calls: list[str], ended: int, added: int, legal: bool) -> int:
+    """How many passes follow the call that ended a legal auction (0 if anything else follows).
+
+    BBO VuGraph files sometimes record a pass or two after the final pass
+    (``mb|3N|mb|p|mb|p|mb|p|mb|p|``): the contract is still what the auction reached.
+
+    >>> calls = ["3N", "P", "P", "P", "P"]
+    >>> _passes_after(calls, *_auction(calls, 0)[:1], 0, True)
+    1
+    """
+    if not ended or added or not legal or ended >= len(calls):
+        return 0
+    rest = calls[ended:]
+    return len(rest) if all(c == "P" for c in rest) else 0
+
+
 def auction_outcome(calls: list[str], start: Seat) -> Outcome:
     """Simulate an auction of canonical calls starting at ``start``.
 
@@ -371,11 +387,19 @@ def _check_auction(rec: BoardRecord, out: list, index: int, d0: int) -> tuple[li
     for k in (first, *(x for x in (0, 1, 2, 3) if x != first)):
         calls = ["P"] * k + rec.calls if k else rec.calls
         ended, contract, decl, legal, added = _auction(calls, d0, rec.all_pass)
+        extra = _passes_after(calls, ended, added, legal)
+        if extra:  # the auction ended earlier; the passes after its end were recorded by mistake
+            calls = calls[:ended]
         if not ended or ended != len(calls) + added or not legal:
             continue
         if added:
             calls = calls + ["P"] * added
         if not tagged or (contract == want_c and (decl == want_d or contract == "Pass")):
+            if extra:
+                end = f"{contract} by {SEATS[decl]}" if contract != "Pass" else "passed out"
+                out.append(_flaw(rec, f"{_where(rec)}: {extra} pass{'es' if extra > 1 else ''} recorded after the "
+                                      f"auction had ended ({end}); left out, the contract and the result stand.",
+                                 "passes_after_auction", index))
             if k:
                 what = "its opening pass" if k == 1 else f"its {k} opening passes"
                 out.append(_flaw(rec, f"{_where(rec)}: the auction lost {what}; repaired by inserting "
@@ -528,5 +552,5 @@ def _claim(out: list, index: int, declarer: int, tricks: int | None, won: int = 
                               f"already won {won} of {done} played; no claim is fed.", "result_impossible",
                          index, done + 1))
         return index
-    out.append(Event("claim", {"seat": SEATS[declarer], "tricks": tricks}, index))
+    out.append(Event("claim", {"seat": SEATS[declarer], "tricks": tricks, "final": True}, index))
     return index + 1

@@ -23,7 +23,7 @@ from typing import Any
 
 from .tables import BID_RANK, BID_TEXT, SEAT_LETTERS, STRAINS
 
-_SNAP = tuple  # (last_bid, last_bid_seat, dbl, passes, turn, last_caller, n_calls, added_first_key)
+_SNAP = tuple  # (last_bid, last_bid_seat, dbl, passes, turn, last_caller, n_calls, after_inadmissible)
 
 
 class Auction:
@@ -32,7 +32,8 @@ class Auction:
     shows what happened at the table, not only what counts."""
 
     __slots__ = ("dealer", "turn", "calls", "last_bid", "last_bid_seat", "dbl", "passes", "first",
-                 "closed", "passed_out", "pending", "bars", "last_caller", "prev_snap")
+                 "closed", "passed_out", "pending", "bars", "last_caller", "prev_snap", "after_inadmissible",
+                 "window")
 
     def __init__(self, dealer: int | None) -> None:
         self.dealer = dealer
@@ -49,14 +50,20 @@ class Auction:
         self.bars: dict[int, Any] = {}
         self.last_caller: int | None = None
         self.prev_snap: _SNAP | None = None
+        self.after_inadmissible = False
+        """Law 36C: since the last inadmissible double or redouble only passes were made."""
+        self.window: tuple | None = None
+        """Law 36A: ``(offender, finding, snapshot)`` while the offender's LHO has called over an
+        inadmissible double or redouble that was never rectified."""
 
     # -- state helpers ------------------------------------------------------
     def snap(self) -> _SNAP:
         return (self.last_bid, self.last_bid_seat, self.dbl, self.passes, self.turn, self.last_caller,
-                len(self.calls), None)
+                len(self.calls), self.after_inadmissible)
 
     def revert(self, snap: _SNAP, added_key: Any = None) -> None:
-        (self.last_bid, self.last_bid_seat, self.dbl, self.passes, self.turn, self.last_caller, n, _) = snap
+        (self.last_bid, self.last_bid_seat, self.dbl, self.passes, self.turn, self.last_caller, n,
+         self.after_inadmissible) = snap
         for c in self.calls[n:]:
             c[2] = "cancelled"
             if len(c) > 3 and c[3] is not None and self.first.get(c[3]) == c[0]:
@@ -69,12 +76,15 @@ class Auction:
         if code == "P":
             self.passes += 1
         elif code == "X":
+            self.after_inadmissible = False
             self.dbl = 1
             self.passes = 0
         elif code == "XX":
+            self.after_inadmissible = False
             self.dbl = 2
             self.passes = 0
         else:
+            self.after_inadmissible = False
             self.last_bid = BID_RANK[code]
             self.last_bid_seat = s
             self.dbl = 0
@@ -86,7 +96,7 @@ class Auction:
         self.calls.append([s, code, flag, key])
         self.turn = (s + 1) & 3
         self.last_caller = s
-        if self.passes >= 3 and (self.last_bid >= 0 or self.passes >= 4):
+        if self.passes >= 3 and (self.last_bid >= 0 or self.passes >= 4 or self.after_inadmissible):
             self.closed = True
             self.passed_out = self.last_bid < 0
 

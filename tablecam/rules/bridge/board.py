@@ -55,6 +55,11 @@ class BridgeBoard(DealRules, AuctionRules, PlayRules, RevokeRules, LeadRules, Pe
             self.dealer = seat_index(dealer)
         vul = d.get("vulnerable")
         self.vulnerable = VULNERABLE.get(str(vul).lower(), str(vul)) if vul is not None else None
+        room = d.get("room")
+        self.room: str | None = str(room) if room else None
+        self.key = f"{self.board}-{self.room}" if self.room else f"{self.board}"
+        """Prefix of this board's finding ids: the board number, and the room when the log names one
+        (an open and a closed room play the same board number)."""
         self.phase = DEALING
         self.last_index = board_event.index
         self._n = 0
@@ -93,6 +98,10 @@ class BridgeBoard(DealRules, AuctionRules, PlayRules, RevokeRules, LeadRules, Pe
         self.void = [0, 0, 0, 0]
         self.void_at: dict[tuple[int, int], tuple[int, int, int | None]] = {}
         self.premature: list[Any] | None = None
+        self.askew = False  # a card of the current trick was played out of rotation: turns need the full check
+        self.undo_play: tuple | None = None  # the last play made out of turn, as Law 58A may reorder it
+        self.parked: list[tuple[int, int]] | None = None  # Law 63A1: the next trick's lead while a revoke is fixed
+        self.holes: dict[int, int] = {}  # seat -> leader: a card withdrawn from the trick, its replacement to come
         self.fix: list[Any] | None = None  # [trick, position, offending side, non-offender withdrew]
         self.late: Revoke | None = None
         self.claim: tuple[int, int, int | None] | None = None
@@ -133,7 +142,8 @@ class BridgeBoard(DealRules, AuctionRules, PlayRules, RevokeRules, LeadRules, Pe
     def _rewatch(self) -> None:
         """Keep ``watch`` true while anything makes the next play need the full checks."""
         self.watch = bool(self.ootl is not None or self.late is not None or self.unest or self.n_pen
-                          or self.demand is not None or self.premature is not None)
+                          or self.demand is not None or self.premature is not None or self.askew
+                          or self.parked is not None or bool(self.holes))
 
     def _new(self, kind: str, key: str, message: str, ev: Event | int | None, seat: int | None = None,
              trick: int | None = None, status: str = "pending", rule: str | None = None, **extra: Any) -> Finding:
@@ -142,7 +152,7 @@ class BridgeBoard(DealRules, AuctionRules, PlayRules, RevokeRules, LeadRules, Pe
         idx = ev.index if isinstance(ev, Event) else (ev if ev is not None else self.last_index)
         f = Finding(kind, rule=rule or law["rule"], message=message, board=self.board, event=idx,
                     seat=seat_name(seat), trick=trick, status=status, options=list(law["options"]),
-                    remedy=law["remedy"], id=f"{self.board}-{kind}-{self._n}", extra=extra)
+                    remedy=law["remedy"], id=f"{self.key}-{kind}-{self._n}", extra=extra)
         self.findings.append(f)
         if status == "pending":
             self.open[f.id] = f

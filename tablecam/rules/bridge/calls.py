@@ -9,8 +9,8 @@ from ...events import Event
 from ...findings import Finding
 from .auction import lowest_sufficient
 from .common import AUCTION, DEALING, FINISHED, PLAY, seat_name
-from .tables import (BID_RANK, BID_TEXT, CARD_TEXT, SEAT_INDEX, SEAT_LETTERS, STRAIN_TRUMP, contract_text,
-                     parse_call, seat_index)
+from .tables import (BID_RANK, BID_TEXT, CARD_TEXT, SEAT_INDEX, SEAT_LETTERS, STRAIN_TRUMP, bid_above_seven,
+                     contract_text, parse_call, seat_index)
 
 
 class AuctionRules:
@@ -27,17 +27,26 @@ class AuctionRules:
         if s is None:
             s = seat_index(d["seat"])
         code = parse_call(d["call"])
-        if code is None:
+        big = bid_above_seven(d["call"]) if code is None else None
+        if code is None and big is None:
             out.append(self._bad(f"{SEAT_LETTERS[s]}'s call {d['call']!r} is not a bridge call; skipped.", ev))
             return out
         a = self.auction
         if self.phase is not AUCTION or a.closed:
-            out.append(self._call_after_auction(ev, s, code))
+            out.append(self._call_after_auction(ev, s, code or big))
             return out
+        if big is not None:  # Law 38B: cancelled, a pass substituted; the pass is judged like any call
+            out.append(self._above_seven(ev, s, big))
+            code = "P"
         if a.pending is not None:
             out += self._resolve_call(ev, s, code)
         if a.turn is None:  # no dealer on the board event: the first caller deals
             a.dealer = a.turn = self.dealer = s
+        if a.window is not None and a.window[0] == s:
+            if s != a.turn:  # Law 36A: back to the offender, whose call substitutes the inadmissible one
+                out.append(self._inadmissible_reverted(ev, s, code))
+            else:
+                out.append(self._inadmissible_passed_over(ev))
         if s != a.turn:
             if s == a.last_caller and a.prev_snap is not None:
                 out.append(self._change_of_call(ev, s, code))
@@ -49,7 +58,7 @@ class AuctionRules:
                 if code != "P":
                     out.append(self._new("barred_call", "barred_call",
                                          f"{SEAT_LETTERS[s]} called {code} while required to pass ({bar[0]}).", ev,
-                                         seat=s, call=code))
+                                         seat=s, call=code, required_by=bar[0]))
                 if bar[1]:  # only at his next turn
                     del a.bars[s]
             if code == "P":
@@ -66,6 +75,40 @@ class AuctionRules:
         if a.closed:
             out += self._close_auction(ev)
         return out
+
+    def _above_seven(self, ev: Event, s: int, big: str) -> Finding:
+        """Law 38: a bid of more than seven is cancelled and a pass substituted; partner must pass."""
+        a = self.auction
+        partner = (s + 2) & 3
+        a.calls.append([s, big, "cancelled", None])
+        a.bars[partner] = ("Law 38C", False)
+        return self._new("bid_above_seven", "bid_above_seven",
+                         f"{SEAT_LETTERS[s]} bid {big}, more than seven: the bid is cancelled and a pass substituted "
+                         f"(Law 38B); {SEAT_LETTERS[partner]} must pass whenever it is his turn (Law 38C).", ev,
+                         seat=s, status="rectified", call=big, substituted="P", partner_barred=True)
+
+    def _inadmissible_reverted(self, ev: Event, s: int, code: str) -> Finding:
+        """Law 36A: the offender's LHO called over an inadmissible double or redouble and the director
+        was called: that call and every later one are cancelled, the auction goes back to the player
+        whose turn it was, and the offender's call now is his substitute."""
+        a = self.auction
+        o, f, snap = a.window
+        a.window = None
+        a.pending = None
+        a.revert(snap)
+        a.bars[(o + 2) & 3] = ("Law 36", False)
+        return self._update(f, ev, "corrected", f"{SEAT_LETTERS[o]}'s inadmissible {f.extra['call']} and the calls "
+                            f"after it are cancelled; the auction went back to {SEAT_LETTERS[a.turn]} and "
+                            f"{SEAT_LETTERS[o]} substituted {code} (Law 36A); {SEAT_LETTERS[(o + 2) & 3]} must pass "
+                            "whenever it is his turn.", rule="Law 36A", correction=code, partner_barred=True)
+
+    def _inadmissible_passed_over(self, ev: Event | int | None) -> Finding:
+        """The auction went on past an inadmissible double or redouble: it is cancelled, no effect."""
+        a = self.auction
+        o, f, snap = a.window
+        a.window = None
+        return self._update(f, ev, "rectified", f"The auction went on after {SEAT_LETTERS[o]}'s inadmissible "
+                            f"{f.extra['call']}, which is cancelled and has no effect (Law 36).", rule="Law 36")
 
     def _call_after_auction(self, ev: Event, s: int, code: str) -> Finding:
         side = self.declarer is not None and (s & 1) == (self.declarer & 1)
@@ -98,6 +141,8 @@ class AuctionRules:
         a.calls.append([s, code, "cancelled", None])
         a.turn = (s + 1) & 3
         a.last_caller = s
+        a.passes = 0  # Law 36C: three passes after it end the auction
+        a.after_inadmissible = True
         a.pending = ("inadmissible", s, f, snap, None)
         return f
 
@@ -165,8 +210,9 @@ class AuctionRules:
                                      f"{f.extra['call']} with {code}; {SEAT_LETTERS[(o + 2) & 3]} must pass whenever "
                                      "it is his turn (Law 36).", rule="Law 36", correction=code,
                                      partner_barred=True)]
-            return [self._update(f, ev, "rectified", f"The auction went on after {SEAT_LETTERS[o]}'s inadmissible "
-                                 f"{f.extra['call']}, which has no effect (Law 36).", rule="Law 36")]
+            done = [self._inadmissible_passed_over(ev)] if a.window is not None else []
+            a.window = (o, f, snap)  # LHO called before rectification: Law 36A if the director is called now
+            return done
         # call out of turn
         if s == lho and s != info:
             if a.calls and a.calls[-1][2] == "irregular":
@@ -180,19 +226,52 @@ class AuctionRules:
                                  f"{SEAT_LETTERS[s]} called over it (Law 29A).", rule="Law 29A", accepted=True)]
         a.revert(snap)
         return [self._update(f, ev, "corrected", f"{SEAT_LETTERS[o]}'s call out of turn was cancelled; the auction "
-                             f"went back to {SEAT_LETTERS[info]} (Law 29B; Laws 30-32 say whether a partner must "
-                             "pass).", rule="Law 29B", accepted=False)]
+                             f"went back to {SEAT_LETTERS[info]} (Law 29B){self._cancelled_pass_bar(o, f, info, snap)}.",
+                             rule="Law 29B", accepted=False)]
+
+    def _cancelled_pass_bar(self, o: int, f: Finding, expected: int, snap: tuple) -> str:
+        """Law 30: what a cancelled pass out of turn obliges the offender to; sets the bar, returns the words.
+
+        Before any bid, or at RHO's turn, he must pass at his next turn (30A, 30B1(a)); at partner's
+        turn after a bid he must pass whenever it is his turn (30B1(b)). Bids and doubles out of turn
+        (Laws 31, 32) turn on whether the substituted call is comparable, a judgement left to the director.
+        """
+        if f.extra.get("call") != "P":
+            return "; Laws 31-32 say whether a partner must pass"
+        a = self.auction
+        at = (expected - o) & 3
+        if snap[0] < 0 or at == 3:
+            rule = "Law 30A" if snap[0] < 0 else "Law 30B1(a)"
+            a.bars[o] = (rule, True)
+            return f"; {SEAT_LETTERS[o]} must pass at his next turn ({rule})"
+        if at == 2:
+            a.bars[o] = ("Law 30B1(b)", False)
+            return f"; {SEAT_LETTERS[o]} must pass whenever it is his turn (Law 30B1(b))"
+        return ""
 
     def _close_auction(self, ev: Event) -> list[Finding]:
         a = self.auction
         a.pending = None
+        out: list[Finding] = []
+        if a.window is not None:
+            o, f, snap = a.window
+            later = [c for c in a.calls[snap[6] + 1:] if c[2] != "cancelled"]
+            if len(later) >= 3 and all(c[1] == "P" for c in later):
+                a.window = None
+                bid, _, dbl = a.contract()
+                what = contract_text(bid, dbl) if bid else "passed out"
+                out.append(self._update(f, ev, "rectified", f"{SEAT_LETTERS[o]}'s inadmissible {f.extra['call']} "
+                                        f"was followed by three passes: it is cancelled and the auction is over "
+                                        f"({what}) (Law 36C).", rule="Law 36C"))
+            else:
+                out.append(self._inadmissible_passed_over(ev))
         if a.passed_out:
             self.phase = FINISHED
             self.turn = None
-            return []
+            return out
         bid, decl, dbl = a.contract()
         self._set_contract(bid, decl, dbl)
-        return self._auction_exposures(ev)
+        return out + self._auction_exposures(ev)
 
     def _auction_exposures(self, ev: Event) -> list[Finding]:
         """Law 24: cards exposed in the auction become penalty cards if their owner defends."""

@@ -109,7 +109,8 @@ class LeadRules:
                 a.revert(snap)
                 out.append(self._update(f, ev, "corrected", f"{SEAT_LETTERS[o]}'s call out of turn was not "
                                         f"accepted; it is cancelled and the auction goes back to {SEAT_LETTERS[info]} "
-                                        "(Law 29B).", rule="Law 29B", accepted=False))
+                                        f"(Law 29B){self._cancelled_pass_bar(o, f, info, snap)}.", rule="Law 29B",
+                                        accepted=False))
             return out
         return [self._bad("'accept' event with no irregularity waiting for a choice; skipped.", ev)]
 

@@ -53,7 +53,7 @@ class ResultRules:
                    f"({t.rule}); the director may still adjust (Law 64C).")
             f = Finding("trick_transfer", rule=t.rule, message=msg, board=self.board, event=idx,
                         seat=SEAT_LETTERS[t.seat], trick=r.trick, status="info", options=list(law["options"]),
-                        remedy=law["remedy"] if t.tricks else None, id=f"{self.board}-trick_transfer-{self._n}",
+                        remedy=law["remedy"] if t.tricks else None, id=f"{self.key}-trick_transfer-{self._n}",
                         extra={"tricks": t.tricks, "revoke_event": r.event, "revoke": r.finding.id if r.finding else None})
             self.findings.append(f)
             out.append(f)
@@ -65,6 +65,11 @@ class ResultRules:
         self.phase = FINISHED
         self.turn = None
         return out
+
+    def _result_number(self) -> int:
+        """What makes a result's id unique in its stream: the line of its ``board`` event (an archive
+        holds the same board number for many tables), or the board's own count without one."""
+        return self.board_event.index if self.board_event.index is not None else self._n
 
     def _result(self, idx: int | None, claimed: list[int], moved: list[int]) -> Finding:
         law = self.laws["result"]
@@ -104,9 +109,9 @@ class ResultRules:
                 msg = f"{contract} by {SEAT_LETTERS[decl]}, {tricks} trick{'s' if tricks != 1 else ''}"
                 msg += "." if complete else " so far (play incomplete)."
         f = Finding("result", rule=law["rule"], message=msg, board=self.board, event=idx, seat=None,
-                    status="info", id=f"{self.board}-result-{self._n}",
+                    status="info", id=f"{self.key}-result-{self._result_number()}",
                     extra={"declarer": seat_name(decl), "contract": contract, "tricks": tricks,
                            "complete": complete, **({"vulnerable": self.vulnerable} if self.vulnerable else {}),
-                           **extra})
+                           **({"room": self.room} if self.room else {}), **extra})
         self.findings.append(f)
         return f

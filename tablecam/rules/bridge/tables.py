@@ -104,6 +104,28 @@ def parse_call(text: object) -> str | None:
     return c
 
 
+def bid_above_seven(text: object) -> str | None:
+    """A bid of more than seven tricks (Law 38) in canonical form, else ``None``.
+
+    Such a bid is a call the Laws deal with (it is cancelled and a pass
+    substituted), not an unreadable line, so it is recognised apart from
+    :func:`parse_call`.
+
+    >>> bid_above_seven("8H"), bid_above_seven("9nt"), bid_above_seven("10♠"), bid_above_seven("7S")
+    ('8H', '9N', '10S', None)
+    """
+    if not isinstance(text, str):
+        return None
+    t = text.strip().upper().replace(" ", "")
+    k = 0
+    while k < len(t) and t[k].isdigit():
+        k += 1
+    if not k or k > 2 or int(t[:k]) <= 7:
+        return None
+    strain = _STRAIN_SPELLINGS.get(t[k:])
+    return f"{int(t[:k])}{strain}" if strain else None
+
+
 def contract_text(bid: str, doubled: int) -> str:
     """``4S`` + ``X`` / ``XX``: the contract's notation for a result."""
     return bid + ("", "X", "XX")[doubled]
