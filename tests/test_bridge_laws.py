@@ -55,6 +55,34 @@ def defender_revokes(g, trick_lo=1, trick_hi=11, check=None):
     return seat, card, i
 
 
+def revoke_and_finish_trick(g, trick_lo, trick_hi):
+    """A defender's revoke (see :func:`defender_revokes`) and the rest of its trick, played legally.
+
+    Returns ``(seat, card, right)``: the offender, his revoke card, and a card of the suit led he held."""
+    got = defender_revokes(g, trick_lo, trick_hi)
+    if got is None:
+        return None
+    seat, card, _ = got
+    right = next(c for c in g.hands[seat] if c[0] == g.revoke_led)
+    while g.trick:
+        g.play_low()
+    return seat, card, right
+
+
+def with_real_play(g):
+    """The real board's play after whatever auction ``g``'s log now holds, then the end of the board."""
+    for s, c in g.real_plays:
+        g.add(type="play", seat=s, card=c)
+    g.add(type="end")
+
+
+def real_result(g):
+    """The result of the real board ``g`` was built from, as the archive plays it."""
+    real = Game.from_real(next(d for d in real_boards() if d[0] == g.events[0]))
+    with_real_play(real)
+    return result(real.run())
+
+
 def swap_in_last_trick(g, seat, old, new, k=-1):
     """The helper's own record of a correction: ``new`` takes ``old``'s place in trick ``k``."""
     leader, cards, _ = g.tricks[k]
@@ -69,13 +97,10 @@ def test_law_62d_and_62b1_trick_12_revoke_corrected_after_it_was_established():
     """62D: a revoke on trick 12 must be corrected even when established; the withdrawn card goes back
     to the hand it came from, and a defender's becomes a major penalty card (62B1)."""
     for g in real_games(full=True):
-        got = defender_revokes(g, 12, 12)
+        got = revoke_and_finish_trick(g, 12, 12)
         if got is None:
             continue
-        seat, card, _ = got
-        right = next(c for c in g.hands[seat] if c[0] == g.revoke_led)
-        while g.trick:
-            g.play_low()
+        seat, card, right = got
         # trick 13: play until the offender's partner has played (establishing the revoke, Law 63A)
         partner = nxt(seat, 2)
         while g.turn != seat:
@@ -188,13 +213,10 @@ def test_law_63a1_a_lead_to_the_next_trick_by_the_non_offending_side_does_not_es
     """63A1: only the offending side's play to the next trick establishes a revoke; after the non-
     offending side has led, the revoke trick is turned face up again and corrected (Danish article)."""
     for g in real_games():
-        got = defender_revokes(g, 1, 10)
+        got = revoke_and_finish_trick(g, 1, 10)
         if got is None:
             continue
-        seat, card, _ = got
-        right = next(c for c in g.hands[seat] if c[0] == g.revoke_led)
-        while g.trick:
-            g.play_low()
+        seat, card, right = got
         winner = g.tricks[-1][2]
         leader, cards, _ = g.tricks[-1]
         fixed = [(s, right if (s, c) == (seat, card) else c) for s, c in cards]
@@ -313,9 +335,7 @@ def test_law_58a_a_play_simultaneous_with_a_legal_play_is_deemed_subsequent():
         assert [f["status"] for f in pot] == ["info", "info"] and pot[1]["rule"] == "Law 58A"
         assert pot[1]["event"] == i and pot[0]["id"] == pot[1]["id"]
         assert {f["kind"] for f in out} == {"play_out_of_turn", "result"}
-        real = Game.from_real(next(d for d in real_boards() if d[0] == g.events[0]))
-        real.follow_real()
-        assert result(out)["tricks"] == result(real.run())["tricks"]
+        assert result(out)["tricks"] == real_result(g)["tricks"]
         assert g.table.boards[0].snapshot()["tricks"][len(g.tricks)]["cards"][1]["seat"] == lho[0]
         return
     raise AssertionError("no real deal for this scenario")
@@ -340,9 +360,7 @@ def test_law_30a_pass_out_of_rotation_not_accepted_offender_must_pass_at_his_nex
         if kind in seen:
             continue
         auction_with(g, [(offender, "P")] + calls)
-        for s, c in g.real_plays:
-            g.add(type="play", seat=s, card=c)
-        g.add(type="end")
+        with_real_play(g)
         out = g.run()
         no_trouble(out)
         oot = kinds(out, "call_out_of_turn")
@@ -377,9 +395,7 @@ def test_law_36a_inadmissible_redouble_cancelled_auction_reverts_to_the_offender
         if any(c != "P" for s, c in calls[i + 2:] if s == partner):
             continue                                          # the real partner calls again: barred
         auction_with(g, calls[:i + 1] + [(off[0], "XX"), nxt_, off] + calls[i + 2:])
-        for s, c in g.real_plays:
-            g.add(type="play", seat=s, card=c)
-        g.add(type="end")
+        with_real_play(g)
         out = g.run()
         no_trouble(out)
         f = kinds(out, "inadmissible_double")
@@ -388,11 +404,8 @@ def test_law_36a_inadmissible_redouble_cancelled_auction_reverts_to_the_offender
         auction = g.table.boards[0].snapshot()["auction"]
         assert auction[i + 1] == {"seat": off[0], "call": "XX", "status": "cancelled"}
         assert auction[i + 2]["status"] == "cancelled"         # LHO's call over it
-        real = Game.from_real(next(d for d in real_boards() if d[0] == g.events[0]))
-        for s, c in real.real_plays:
-            real.add(type="play", seat=s, card=c)
         assert {k: v for k, v in result(out).items() if k not in ("event", "id")} == {
-            k: v for k, v in result(real.run()).items() if k not in ("event", "id")}
+            k: v for k, v in real_result(g).items() if k not in ("event", "id")}
         assert {x["kind"] for x in out} == {"inadmissible_double", "result"}
         return
     raise AssertionError("no real deal for this scenario")
@@ -410,7 +423,7 @@ def test_law_36c_inadmissible_double_followed_by_three_passes_ends_the_auction()
         seats = [nxt(bidder, k) for k in (2, 3, 4, 5)]
         auction_with(g, calls[:i + 2] + [(seats[0], "X")] + [(s, "P") for s in seats[1:]])
         g.add(type="end")
-        b = Game.from_real(next(d for d in real_boards() if d[0] == g.events[0]))
+        b = Game.from_real(next(d for d in real_boards() if d[0] == g.events[0]))   # the same board
         auction_with(b, calls[:i + 2] + [(seats[0], "X")] + [(s, "P") for s in seats[1:3]])
         assert b.engine().phase == "auction"                    # two passes after the double: not over
         out = g.run()
@@ -437,17 +450,12 @@ def test_law_38_bid_above_seven_is_cancelled_and_a_pass_substituted():
         if partner_bids in seen:
             continue
         auction_with(g, calls[:j] + [(offender, "8N")] + calls[j + 1:])
-        for s, c in g.real_plays:
-            g.add(type="play", seat=s, card=c)
-        g.add(type="end")
+        with_real_play(g)
         out = g.run()
         no_trouble(out)
         f = kinds(out, "bid_above_seven")
         assert len(f) == 1 and f[0]["rule"] == "Law 38" and f[0]["call"] == "8N" and f[0]["seat"] == offender
-        real = Game.from_real(next(d for d in real_boards() if d[0] == g.events[0]))
-        for s, c in real.real_plays:
-            real.add(type="play", seat=s, card=c)
-        r, rr = result(out), result(real.run())
+        r, rr = result(out), real_result(g)
         assert (r["contract"], r["declarer"], r["tricks"]) == (rr["contract"], rr["declarer"], rr["tricks"])
         auction = g.table.boards[0].snapshot()["auction"]
         assert {"seat": offender, "call": "8N", "status": "cancelled"} in auction

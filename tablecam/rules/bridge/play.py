@@ -464,9 +464,10 @@ class PlayRules:
         counts = [h.bit_count() for h in held]
         for x, _ in self.cur:
             counts[x] += 1
-        if max(counts) > 3 or min(counts) != max(counts) or self.lead_turn is None:
+        leader = self.cur[0][0] if self.cur else self.lead_turn
+        if max(counts) > 3 or min(counts) != max(counts) or leader is None:
             return None
-        return fewest_tricks(held, tuple(self.cur), self.lead_turn, self.trump, side)
+        return fewest_tricks(held, tuple(self.cur), leader, self.trump, side)
 
 
 def fewest_tricks(held: tuple[int, ...], cur: tuple[tuple[int, int], ...], leader: int, trump: int,
