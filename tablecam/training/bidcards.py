@@ -1,0 +1,226 @@
+"""The bid-card reader's recipe: rendered strips of many bidding-box designs -> ``bid_card.onnx``.
+
+``python -m tablecam.training.bidcards --out data/bidcards`` renders the
+training strips (:func:`strips`: :mod:`tablecam.sim.bidding_box` designs,
+worn and glossy, warped as a camera sees them from up to 45 degrees, the next
+card of the row over the strip's lower edge, blurred, down-sampled to 480p
+sizes, noisy, JPEG-compressed), trains a small network on them with torch,
+checks it on designs of a typeface family the training never saw, and writes
+``bid_card.onnx`` and ``bid_card.json`` (the recipe and the held-out figures)
+to ``--out``; copy both to ``tablecam/vision/models/`` to ship them.
+
+Torch is needed here only (the ``train`` extra); the runtime reads the ONNX
+file with ONNX Runtime (:mod:`tablecam.vision.bidcards`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+from ..sim.bidding_box import PX_PER_MM, card_strip, design, draw_card, held_out_design, wear
+from ..vision.bidcards import CARD_MM, CLASSES, STRIP_MM, STRIP_PX, judge_read, to_batch
+
+SIGNALS = ("STOP", "ALERT")
+
+
+class FaceCache:
+    """Drawn faces by (design, call): drawing is the slow part of a sample."""
+
+    def __init__(self) -> None:
+        self.faces: dict[tuple[int, bool, str], np.ndarray] = {}
+
+    def get(self, k: int, held_out: bool, call: str) -> np.ndarray:
+        key = (k, held_out, call)
+        if key not in self.faces:
+            self.faces[key] = draw_card(call, held_out_design(k) if held_out else design(k))
+        return self.faces[key]
+
+
+def _table(rng: np.random.Generator, h: int, w: int) -> np.ndarray:
+    """A plain or textured table colour around the card."""
+    base = rng.uniform(10, 200, 3)
+    img = np.ones((h, w, 3), np.float32) * base
+    img += rng.normal(0, rng.uniform(2, 18), (h, w, 1))
+    return np.clip(img, 0, 255).astype(np.uint8)
+
+
+def strip_sample(rng: np.random.Generator, cache: FaceCache, label: str, k: int, held_out: bool) -> np.ndarray:
+    """One strip as the camera would hand it to the reader (BGR, :data:`STRIP_PX`)."""
+    import cv2
+
+    ppm = PX_PER_MM
+    cw, ch = round(CARD_MM[0] * ppm), round(CARD_MM[1] * ppm)
+    sh = round(STRIP_MM * ppm)
+    margin = round(12 * ppm)
+    canvas = _table(rng, ch + 2 * margin, cw + 2 * margin)
+    if label == "none":
+        kind = rng.integers(3)
+        if kind == 1:      # a card's lower part, no call in view
+            face = wear(cache.get(k, held_out, CLASSES[int(rng.integers(40))]), rng)
+            canvas[margin:margin + ch - sh, margin:margin + cw] = face[sh:]
+        elif kind == 2:    # only the card's edge in view
+            face = wear(cache.get(k, held_out, CLASSES[int(rng.integers(40))]), rng)
+            canvas[margin:margin + ch, margin:margin + cw] = face
+            canvas = np.roll(canvas, int(rng.choice([-1, 1]) * rng.uniform(0.6, 0.9) * cw), axis=1)
+    else:
+        face = wear(cache.get(k, held_out, label), rng, float(rng.uniform(0.2, 1.2)))
+        canvas[margin:margin + ch, margin:margin + cw] = face
+        if rng.random() < 0.75:   # the next card of the row lies over the strip's lower edge
+            nxt = cache.get(k, held_out, CLASSES[int(rng.integers(40))])
+            top = margin + sh + int(rng.uniform(-0.2, 0.15) * sh)
+            dx = int(rng.normal(0, 1.5 * ppm))
+            x0, x1 = max(0, margin + dx), min(canvas.shape[1], margin + dx + cw)
+            rows = canvas.shape[0] - top
+            canvas[top:, x0:x1] = nxt[:rows, x0 - (margin + dx):x1 - (margin + dx)]
+    # the strip's corners as the pipeline would find them, a little off
+    jit = lambda s: rng.normal(0, s)  # noqa: E731
+    quad = np.float32([[margin, margin], [margin + cw, margin], [margin + cw, margin + sh], [margin, margin + sh]])
+    quad += np.float32([[jit(0.04 * cw), jit(0.08 * sh)] for _ in range(4)])
+    ang = math.radians(rng.normal(0, 3))
+    c = quad.mean(0)
+    rot = np.float32([[math.cos(ang), -math.sin(ang)], [math.sin(ang), math.cos(ang)]])
+    quad = (quad - c) @ rot.T + c
+    w, h = STRIP_PX
+    m = cv2.getPerspectiveTransform(quad, np.float32([[0, 0], [w, 0], [w, h], [0, h]]))
+    out = cv2.warpPerspective(canvas, m, (w, h), flags=cv2.INTER_AREA, borderMode=cv2.BORDER_REPLICATE)
+    return degrade(out[..., ::-1].copy(), rng)
+
+
+def degrade(img: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """What a camera does to a strip: resolution, blur, light, colour, noise, compression."""
+    import cv2
+
+    w, h = STRIP_PX
+    f = float(rng.choice([1.0, 1.5, 2.0, 2.5, 3.0, 3.5]))          # 96 px down to ~27 px wide (480p, far row)
+    if f > 1:
+        small = cv2.resize(img, (max(8, int(w / f)), max(4, int(h / f))), interpolation=cv2.INTER_AREA)
+        img = cv2.resize(small, (w, h), interpolation=cv2.INTER_LINEAR)
+    if rng.random() < 0.4:
+        img = cv2.GaussianBlur(img, (0, 0), rng.uniform(0.3, 1.3))
+    x = img.astype(np.float32)
+    x = x * rng.uniform(0.55, 1.35) + rng.uniform(-35, 35)
+    x *= rng.uniform(0.85, 1.15, 3)                                # white balance
+    yy = np.linspace(-1, 1, h)[:, None, None]
+    xx = np.linspace(-1, 1, w)[None, :, None]
+    x *= 1 + rng.uniform(-0.25, 0.25) * xx + rng.uniform(-0.25, 0.25) * yy   # uneven light
+    x += rng.normal(0, rng.uniform(0, 9), x.shape)
+    x = np.clip(x, 0, 255).astype(np.uint8)
+    if rng.random() < 0.6:
+        ok, buf = cv2.imencode(".jpg", x, [cv2.IMWRITE_JPEG_QUALITY, int(rng.uniform(25, 90))])
+        x = cv2.imdecode(buf, cv2.IMREAD_COLOR)
+    return x
+
+
+def strips(n: int, seed: int, designs: int, held_out: bool = False,
+           none_share: float = 0.08) -> tuple[np.ndarray, np.ndarray]:
+    """``n`` labelled strips: the 40 call and signal classes evenly, ``none`` a share."""
+    rng = np.random.default_rng(seed)
+    cache = FaceCache()
+    xs, ys = [], []
+    for i in range(n):
+        y = len(CLASSES) - 1 if rng.random() < none_share else int(rng.integers(len(CLASSES) - 1))
+        xs.append(strip_sample(rng, cache, CLASSES[y], int(rng.integers(designs)), held_out))
+        ys.append(y)
+    return to_batch(xs), np.array(ys, np.int64)
+
+
+def build_net(n_classes: int, width: int = 16):
+    """Four conv blocks over the 48x96 strip, global average pool, a linear read-out."""
+    import torch.nn as nn
+
+    def blk(i: int, o: int) -> list:
+        return [nn.Conv2d(i, o, 3, padding=1, bias=False), nn.BatchNorm2d(o), nn.ReLU(inplace=True)]
+
+    w = width
+    return nn.Sequential(*blk(3, w), nn.MaxPool2d(2), *blk(w, 2 * w), nn.MaxPool2d(2),
+                         *blk(2 * w, 4 * w), nn.MaxPool2d(2), *blk(4 * w, 8 * w),
+                         nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Dropout(0.2), nn.Linear(8 * w, n_classes))
+
+
+def evaluate(probs: np.ndarray, y: np.ndarray) -> dict:
+    """Accuracy, and how often a read judged sure (:func:`judge_read`) is wrong."""
+    reads = [judge_read(p) for p in probs]
+    right = [CLASSES[t] == r.call for r, t in zip(reads, y)]
+    sure = [not r.uncertain for r in reads]
+    sure_wrong = sum(1 for s, ok in zip(sure, right) if s and not ok)
+    return {"n": int(len(y)), "top1": round(float(np.mean(right)), 4),
+            "sure_share": round(float(np.mean(sure)), 4),
+            "sure_right": round(sum(1 for s, ok in zip(sure, right) if s and ok) / max(1, sum(sure)), 5),
+            "confident_wrong": int(sure_wrong)}
+
+
+def train(out: Path, n: int, epochs: int, seed: int, designs: int, heldout_n: int, threads: int,
+          width: int = 16, batch: int = 128, lr: float = 3e-3) -> dict:
+    import torch
+
+    torch.manual_seed(seed)
+    torch.set_num_threads(threads)
+    t0 = time.time()
+    x, y = strips(n, seed, designs)
+    xv, yv = strips(heldout_n, seed + 1000, 8, held_out=True)
+    print(f"rendered {n} training and {heldout_n} held-out strips in {time.time() - t0:.0f} s", file=sys.stderr)
+    net = build_net(len(CLASSES), width)
+    opt = torch.optim.AdamW(net.parameters(), lr=lr, weight_decay=1e-4)
+    steps = epochs * math.ceil(n / batch)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=lr, total_steps=steps)
+    loss_fn = torch.nn.CrossEntropyLoss(label_smoothing=0.05)
+    xt, yt = torch.from_numpy(x), torch.from_numpy(y)
+    for ep in range(epochs):
+        net.train()
+        perm = torch.randperm(n)
+        total = 0.0
+        for i in range(0, n, batch):
+            idx = perm[i:i + batch]
+            opt.zero_grad()
+            loss = loss_fn(net(xt[idx]), yt[idx])
+            loss.backward()
+            opt.step()
+            sched.step()
+            total += float(loss) * len(idx)
+        print(f"epoch {ep + 1}/{epochs}: loss {total / n:.4f} ({time.time() - t0:.0f} s)", file=sys.stderr)
+    net.eval()
+    out.mkdir(parents=True, exist_ok=True)
+    w, h = STRIP_PX
+    torch.onnx.export(net, torch.zeros(1, 3, h, w), str(out / "bid_card.onnx"), input_names=["strip"],
+                      output_names=["logits"], dynamic_axes={"strip": {0: "n"}, "logits": {0: "n"}},
+                      opset_version=17, dynamo=False)
+    from ..vision.bidcards import BidCardReader
+
+    reader = BidCardReader(out / "bid_card.onnx", threads=threads)
+    probs = np.concatenate([reader.session.run(None, {reader.input: xv[i:i + 512]})[0] for i in range(0, len(xv), 512)])
+    probs = np.exp(probs - probs.max(1, keepdims=True))
+    probs /= probs.sum(1, keepdims=True)
+    meta = {"classes": CLASSES, "input": {"width": w, "height": h, "layout": "NCHW BGR 0-1"},
+            "recipe": {"command": " ".join(["python -m tablecam.training.bidcards", *sys.argv[1:]]), "n": n,
+                       "epochs": epochs, "seed": seed, "designs": designs, "width": width, "batch": batch,
+                       "lr": lr, "minutes": round((time.time() - t0) / 60, 1)},
+            "held_out": {"designs": "8 of the FreeFont family (free-sans, free-serif), never trained on",
+                         **evaluate(probs, yv)}}
+    (out / "bid_card.json").write_text(json.dumps(meta, indent=1) + "\n")
+    return meta
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--out", type=Path, default=Path("data/bidcards"))
+    ap.add_argument("-n", type=int, default=24000, help="training strips")
+    ap.add_argument("--epochs", type=int, default=6)
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--designs", type=int, default=60, help="training designs (bidding_box.design(0..N-1))")
+    ap.add_argument("--held-out", type=int, default=4000, help="strips of the held-out designs to check on")
+    ap.add_argument("--threads", type=int, default=2)
+    a = ap.parse_args(argv)
+    meta = train(a.out, a.n, a.epochs, a.seed, a.designs, a.held_out, a.threads)
+    print(json.dumps(meta["held_out"]))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

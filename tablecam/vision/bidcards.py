@@ -1,0 +1,148 @@
+"""Bidding-box cards: what the camera reads from a call laid on the table.
+
+At a bridge tournament every call is a card from a bidding box, laid in
+front of the caller in an overlapping row: each new card covers the lower
+part of the one before, so only a strip at the top of every card stays in
+view, and that strip carries the call (``1♣`` ... ``7NT``, ``PASS`` on green,
+``X`` on red, ``XX`` on blue; boxes also hold STOP and ALERT cards). The
+reader classifies such a strip, rectified to :data:`STRIP_PX`, into one of
+:data:`CLASSES` with a small ONNX network trained on rendered bidding-box
+designs (``tablecam.training.bidcards``; never loaded here).
+
+A read is never forced: :func:`judge_read` marks it ``uncertain`` when the
+network is not sure, or when the call could not follow the calls before it
+(a bid not higher than the last, a double of one's own side), and keeps the
+candidates for the operator to confirm.
+
+>>> CLASSES[:3], CLASSES[35:], len(CLASSES)
+(['1C', '1D', '1H'], ['P', 'X', 'XX', 'STOP', 'ALERT', 'none'], 41)
+>>> call_possible(["1S", "P"], "1H"), call_possible(["1S", "P"], "2H"), call_possible(["1S"], "X")
+(False, True, True)
+>>> call_possible(["1S", "P"], "X"), call_possible(["1S", "X"], "XX"), call_possible([], "XX")
+(False, True, False)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from .classify import MODELS_DIR, onnx_session
+
+STRAINS = "CDHSN"
+BIDS = [f"{level}{s}" for level in range(1, 8) for s in STRAINS]
+CALLS = BIDS + ["P", "X", "XX"]
+CLASSES = CALLS + ["STOP", "ALERT", "none"]
+"""The reader's output classes: the 38 calls, the two signal cards, and not a bid card."""
+
+CARD_MM = (45.0, 90.0)
+"""A bidding-box card, width x height in millimetres (boxes vary by a few mm)."""
+STRIP_MM = 22.0
+"""The top of a card that stays in view in a row of calls: it carries the call."""
+STRIP_PX = (96, 48)
+"""The reader's input: the strip rectified to this many pixels (width, height)."""
+
+MODEL = MODELS_DIR / "bid_card.onnx"
+
+
+def call_possible(before: list[str], call: str) -> bool:
+    """Whether ``call`` may follow ``before`` (the calls made so far, in order) at all.
+
+    Only what no legal auction allows counts here (a bid not above the last
+    bid, a double with no opponents' bid to double, a redouble with no double
+    to redouble); calls out of turn and the like are the engine's to judge.
+    """
+    last_bid, last_bidder, doubled, doubler = None, -1, 0, -1
+    for i, c in enumerate(before):
+        if c in BIDS:
+            last_bid, last_bidder, doubled = c, i, 0
+        elif c == "X":
+            doubled, doubler = 1, i
+        elif c == "XX":
+            doubled = 2
+    n = len(before)
+    if call in BIDS:
+        return last_bid is None or BIDS.index(call) > BIDS.index(last_bid)
+    if call == "X":
+        return last_bid is not None and doubled == 0 and (n - last_bidder) % 2 == 1
+    if call == "XX":
+        return doubled == 1 and (n - doubler) % 2 == 1
+    return call == "P"
+
+
+@dataclass(frozen=True)
+class BidRead:
+    """One strip read: the best class, its probability, and the runners-up."""
+
+    call: str
+    conf: float
+    candidates: list[tuple[str, float]] = field(default_factory=list)
+    uncertain: bool = False
+
+    def event_fields(self) -> dict:
+        """The fields a camera ``call`` event carries for this read."""
+        out: dict = {"call": self.call, "conf": round(self.conf, 3)}
+        if self.uncertain:
+            out["uncertain"] = True
+            out["candidates"] = [c for c, _ in self.candidates]
+        return out
+
+
+def judge_read(probs: np.ndarray, before: list[str] | None = None, sure: float = 0.9) -> BidRead:
+    """Turn class probabilities into a read, marked uncertain where it may be wrong.
+
+    ``before``: the calls already made at the table, when known; a call that
+    cannot follow them is never reported as sure, and the most likely call
+    that can is put first among the candidates.
+    """
+    order = np.argsort(-probs)
+    ranked = [(CLASSES[i], float(probs[i])) for i in order[:4]]
+    call, conf = ranked[0]
+    uncertain = conf < sure
+    if before is not None and call in CALLS and not call_possible(before, call):
+        uncertain = True
+        possible = [(c, p) for c, p in ranked if c in CALLS and call_possible(before, c)]
+        ranked = possible + [r for r in ranked if r not in possible]
+    return BidRead(call, conf, ranked[:3], uncertain)
+
+
+def rectify_strip(image: np.ndarray, quad: np.ndarray) -> np.ndarray:
+    """Warp the strip whose corners are ``quad`` (TL, TR, BR, BL in pixels) to :data:`STRIP_PX`."""
+    import cv2
+
+    w, h = STRIP_PX
+    dst = np.float32([[0, 0], [w - 1, 0], [w - 1, h - 1], [0, h - 1]])
+    m = cv2.getPerspectiveTransform(np.float32(quad), dst)
+    return cv2.warpPerspective(image, m, (w, h), flags=cv2.INTER_AREA, borderMode=cv2.BORDER_REPLICATE)
+
+
+def to_batch(strips: list[np.ndarray]) -> np.ndarray:
+    """BGR uint8 strips (any size) -> the network's float input, NCHW in [0, 1]."""
+    import cv2
+
+    w, h = STRIP_PX
+    arr = [cv2.resize(s, (w, h), interpolation=cv2.INTER_AREA) if s.shape[:2] != (h, w) else s for s in strips]
+    return np.ascontiguousarray(np.stack(arr).astype(np.float32).transpose(0, 3, 1, 2) / 255.0)
+
+
+class BidCardReader:
+    """The ONNX bid-card network (``tablecam/vision/models/bid_card.onnx``)."""
+
+    def __init__(self, model_path: str | Path | None = None, threads: int = 1) -> None:
+        self.path = Path(model_path) if model_path else MODEL
+        self.session = onnx_session(self.path, threads)
+        self.input = self.session.get_inputs()[0].name
+
+    def probs(self, strips: list[np.ndarray]) -> np.ndarray:
+        if not strips:
+            return np.zeros((0, len(CLASSES)), np.float32)
+        z = self.session.run(None, {self.input: to_batch(strips)})[0]
+        z = z - z.max(axis=1, keepdims=True)
+        e = np.exp(z)
+        return e / e.sum(axis=1, keepdims=True)
+
+    def read(self, strips: list[np.ndarray], before: list[str] | None = None) -> list[BidRead]:
+        """Read strips; each is judged against ``before``, the calls made before it (when known)."""
+        return [judge_read(p, before) for p in self.probs(strips)]

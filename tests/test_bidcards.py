@@ -1,0 +1,74 @@
+"""Bidding-box cards: the drawn designs, the reader, and reads that are never forced.
+
+The reader (``tablecam/vision/models/bid_card.onnx``) is checked on designs of
+a typeface family the training never saw (``bidding_box.held_out_design``),
+drawn and degraded as a camera sees them.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from tablecam.sim.bidding_box import HELD_OUT_FONTS, TRAIN_FONTS, design, draw_card, held_out_design
+from tablecam.vision.bidcards import CALLS, CLASSES, MODEL, BidCardReader, call_possible, judge_read
+
+needs_model = pytest.mark.skipif(not MODEL.exists(), reason="no bid_card.onnx shipped")
+
+
+def test_every_call_and_signal_card_is_drawn_in_training_and_held_out_designs():
+    for d in (design(0), design(7), held_out_design(0), held_out_design(3)):
+        faces = {c: draw_card(c, d) for c in CLASSES[:-1]}
+        assert all(f.std() > 10 for f in faces.values())
+        assert len({f.tobytes() for f in faces.values()}) == len(faces)
+    assert not set(TRAIN_FONTS) & set(HELD_OUT_FONTS)
+
+
+def test_law_18_a_bid_must_be_higher_than_the_last_to_be_read_surely():
+    """A confident read of a bid that cannot follow the auction is made
+    uncertain, and the best call that can follow is offered first."""
+    probs = np.zeros(len(CLASSES), np.float32)
+    probs[CLASSES.index("1H")] = 0.95
+    probs[CLASSES.index("4H")] = 0.04
+    r = judge_read(probs, before=["1S", "P"])
+    assert r.call == "1H" and r.uncertain and r.candidates[0][0] == "4H"
+    assert r.event_fields()["uncertain"] is True
+    sure = judge_read(probs, before=["P"])
+    assert not sure.uncertain and "uncertain" not in sure.event_fields()
+
+
+def test_law_19_doubles_and_redoubles_that_no_auction_allows():
+    assert not call_possible([], "X")
+    assert not call_possible(["1C", "P"], "X")          # partner's bid
+    assert call_possible(["1C", "P", "P"], "X")          # balancing double of the opponents' bid
+    assert not call_possible(["1C", "X", "P"], "XX")     # the doubler's partner may not redouble
+    assert call_possible(["1C", "X"], "XX")
+
+
+@needs_model
+def test_the_reader_reads_held_out_designs_and_is_never_confidently_wrong():
+    """Strips of designs no training design shares a typeface with, as a
+    720p camera sees them: most read surely, none sure and wrong."""
+    from tablecam.training.bidcards import strips
+
+    x, y = strips(600, seed=99, designs=8, held_out=True)
+    reader = BidCardReader()
+    probs = reader.session.run(None, {reader.input: x})[0]
+    reads = [judge_read(p) for p in np.exp(probs - probs.max(1, keepdims=True))
+             / np.exp(probs - probs.max(1, keepdims=True)).sum(1, keepdims=True)]
+    right = [r.call == CLASSES[t] for r, t in zip(reads, y)]
+    sure_wrong = [r for r, ok in zip(reads, right) if not r.uncertain and not ok]
+    assert np.mean(right) > 0.9
+    assert len(sure_wrong) <= 1
+
+
+@needs_model
+def test_the_reader_reads_a_clean_strip_of_every_call():
+    import cv2
+
+    from tablecam.sim.bidding_box import card_strip
+
+    d = held_out_design(1)
+    strips = [cv2.cvtColor(card_strip(draw_card(c, d)), cv2.COLOR_RGB2BGR) for c in CALLS]
+    reads = BidCardReader().read(strips)
+    assert sum(r.call == c for r, c in zip(reads, CALLS)) >= len(CALLS) - 1
