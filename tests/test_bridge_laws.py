@@ -209,9 +209,12 @@ def test_law_62c1_62c2_after_the_correction_the_non_offender_then_the_offender_c
     raise AssertionError("no real deal for this scenario")
 
 
-def test_law_63a1_a_lead_to_the_next_trick_by_the_non_offending_side_does_not_establish_the_revoke():
+@pytest.mark.parametrize("lead_withdrawn", [False, True])
+def test_law_63a1_a_lead_to_the_next_trick_by_the_non_offending_side_does_not_establish_the_revoke(lead_withdrawn):
     """63A1: only the offending side's play to the next trick establishes a revoke; after the non-
-    offending side has led, the revoke trick is turned face up again and corrected (Danish article)."""
+    offending side has led, the revoke trick is turned face up again and corrected (Danish article).
+    That lead was played after the revoke: its owner may take it back and lead another card without
+    any Law 47 finding (62C1)."""
     for g in real_games():
         got = revoke_and_finish_trick(g, 1, 10)
         if got is None:
@@ -222,6 +225,7 @@ def test_law_63a1_a_lead_to_the_next_trick_by_the_non_offending_side_does_not_es
         fixed = [(s, right if (s, c) == (seat, card) else c) for s, c in cards]
         if side(winner) == side(seat) or g.winner(fixed) != winner:
             continue                                         # want: the non-offenders keep the lead
+        t_next = len(g.tricks)
         lead = g.play_low()                                  # the non-offending side leads to the next trick
         led_card = g.events[lead]["card"]
         fix = g.add(type="retract", seat=seat, card=card)
@@ -230,6 +234,13 @@ def test_law_63a1_a_lead_to_the_next_trick_by_the_non_offending_side_does_not_es
         g.hands[seat].append(card)
         swap_in_last_trick(g, seat, card, right, k=-1)
         g.penalty[seat] = [card]
+        if lead_withdrawn:
+            leader = g.trick[0][0]
+            other = [c for c in g.legal(leader) if c != led_card]
+            if not other:
+                continue
+            g.retract(leader, led_card)
+            g.play(leader, other[0])
         g.play_tricks(13)
         g.add(type="end")
         out = g.run()
@@ -242,7 +253,7 @@ def test_law_63a1_a_lead_to_the_next_trick_by_the_non_offending_side_does_not_es
         assert not kinds(out, "trick_transfer") and not kinds(out, "lead_out_of_turn")
         snap = g.table.boards[0].snapshot()
         assert [t["winner"] for t in snap["tricks"]] == [w for _, _, w in g.tricks]
-        assert led_card in [c["card"] for t in snap["tricks"] for c in t["cards"]]   # the lead stood
+        assert snap["tricks"][t_next]["cards"][0]["card"] == (other[0] if lead_withdrawn else led_card)
         assert result(out)["tricks"] == g.won(g.declarer)
         return
     raise AssertionError("no real deal for this scenario")

@@ -102,6 +102,7 @@ class BridgeBoard(DealRules, AuctionRules, PlayRules, RevokeRules, LeadRules, Pe
         self.undo_play: tuple | None = None  # the last play made out of turn, as Law 58A may reorder it
         self.parked: list[tuple[int, int]] | None = None  # Law 63A1: the next trick's lead while a revoke is fixed
         self.holes: dict[int, int] = {}  # seat -> leader: a card withdrawn from the trick, its replacement to come
+        self.free_back: set[tuple[int, int]] = set()  # cards of this trick played after a corrected revoke (62C1)
         self.fix: list[Any] | None = None  # [trick, position, offending side, non-offender withdrew]
         self.late: Revoke | None = None
         self.claim: tuple[int, int, int | None] | None = None

@@ -201,6 +201,7 @@ class PlayRules:
         self.cur = []
         self.askew = False
         self.holes = {}
+        self.free_back = set()
         self.lead_turn = self.turn = w
         if self.demand is not None and self.demand[2] == "forbid" and w != self.demand[0]:
             self.demand = None

@@ -148,6 +148,8 @@ class RevokeRules:
         self._take_back(s, ci)
         if r is not None:
             out += self._corrected(ev, r, tn, after)
+        elif (s, ci) in self.free_back:
+            self.free_back.discard((s, ci))  # Law 62C1: the next trick's lead, played after the revoke
         elif self.fix is not None and self.fix[0] == tn and after > self.fix[1]:
             if (s & 1) != self.fix[2]:
                 self.fix[3] = True  # Law 62C1: the non-offending side may take back cards played after it
@@ -182,6 +184,7 @@ class RevokeRules:
         for s, ci in parked:
             self.held[s] &= ~BIT[ci]
         self.cur = list(parked)
+        self.free_back = set(parked)  # still the non-offenders' to take back (Law 62C1)
         s0, c0 = parked[0]
         if s0 != self.lead_turn:
             out.append(self._lead_out_of_turn(ev, s0, c0))
