@@ -209,6 +209,39 @@ def test_law_62c1_62c2_after_the_correction_the_non_offender_then_the_offender_c
     raise AssertionError("no real deal for this scenario")
 
 
+def test_law_62c1_danish_example_declarer_revokes_and_the_defender_behind_him_changes_his_card():
+    """The Danish article's first example: dummy leads, declarer ruffs in hand although he holds the
+    suit, West (behind him) plays low. Declarer corrects (his card is simply replaced, 62B2); West may
+    then change his low card for a higher one (62C1) and, being of the non-offending side, gets no
+    penalty card for the card he took back."""
+    def declarer_third(g):
+        if len(g.trick) != 2 or g.turn != g.declarer or g.trick[0][0] != nxt(g.declarer, 2):
+            return False
+        west = nxt(g.declarer)
+        return bool(g.can_revoke()) and sum(1 for c in g.hands[west] if c[0] == g.led()) >= 2
+    for g in real_games():
+        if not g.follow_real(declarer_third):
+            continue
+        decl, west = g.declarer, nxt(g.declarer)
+        card = g.can_revoke()[-1]
+        g.play(decl, card)
+        low = g.legal(west)[-1]
+        g.play(west, low)                                   # the trick is complete
+        fix = g.retract(decl, card)
+        g.play(decl, g.legal(decl)[-1])
+        g.retract(west, low)                                # 62C1
+        g.play(west, g.legal(west)[0])                      # his highest card of the suit instead
+        g.add(type="end")
+        out = g.run()
+        no_trouble(out)
+        rs = kinds(out, "revoke")
+        assert [r["status"] for r in rs] == ["pending", "corrected"] and rs[-1]["event"] == fix
+        assert "62B2" in rs[-1]["message"] and not kinds(out, "penalty_card")
+        assert g.table.boards[0].snapshot()["tricks"][-1]["winner"] == g.tricks[-1][2]
+        return
+    raise AssertionError("no real deal for this scenario")
+
+
 @pytest.mark.parametrize("lead_withdrawn", [False, True])
 def test_law_63a1_a_lead_to_the_next_trick_by_the_non_offending_side_does_not_establish_the_revoke(lead_withdrawn):
     """63A1: only the offending side's play to the next trick establishes a revoke; after the non-
