@@ -151,23 +151,9 @@ def draw_fan(plane: np.ndarray, centre: tuple[float, float], facing_deg: float, 
     fx, fy = centre
     for k in range(n):
         a = base_ang - spread / 2 + (spread * k / max(1, n - 1) if n > 1 else 0)
-        # the cards pivot around a point near their lower corner, held by the thumb
-        # cv2 turns counter-clockwise on screen; the card's top (-y, -90 deg) must point along a
-        rot = -(a + 90)
-        M = cv2.getRotationMatrix2D((cw / 2, ch * 0.85), rot, 1.0)
-        M[0, 2] += fx - cw / 2
-        M[1, 2] += fy - ch * 0.85
-        R = int(math.hypot(cw, ch)) + 4
-        x0, y0 = max(0, int(fx) - R), max(0, int(fy) - R)
-        x1, y1 = min(plane.shape[1], int(fx) + R), min(plane.shape[0], int(fy) + R)
-        if x1 <= x0 or y1 <= y0:
-            return
-        M[0, 2] -= x0
-        M[1, 2] -= y0
-        roi = plane[y0:y1, x0:x1]
-        al = cv2.warpAffine(mask, M, (x1 - x0, y1 - y0)).astype(np.float32)[..., None] / 255.0
-        im = cv2.warpAffine(back, M, (x1 - x0, y1 - y0))
-        roi[:] = (roi * (1 - al) + im * al).astype(np.uint8)
+        # the cards pivot around a point near their lower corner, held by the thumb;
+        # cv2 turns counter-clockwise on screen, and the card's top (-y, -90 deg) must point along a
+        blit(plane, back, mask, (fx, fy), (cw / 2, ch * 0.85), -(a + 90))
     # the hands holding it: thumbs over the pivot, the arms back to the player
     d = math.radians(facing_deg)
     bx, by = fx - math.cos(d) * 330 * ppm, fy - math.sin(d) * 330 * ppm
@@ -187,17 +173,26 @@ def draw_pack(plane: np.ndarray, centre: tuple[float, float], ang_deg: float, ba
     depth = max(1, int(cards * 0.3 * cw / 63))
     fx, fy = centre
     for k in range(depth, -1, -max(1, depth // 3)):
-        M = cv2.getRotationMatrix2D((cw / 2, ch / 2), ang_deg, 1.0)
-        M[0, 2] += fx - cw / 2 + k * 0.6
-        M[1, 2] += fy - ch / 2 + k
-        R = int(math.hypot(cw, ch) / 2) + depth + 4
-        x0, y0 = max(0, int(fx) - R), max(0, int(fy) - R)
-        x1, y1 = min(plane.shape[1], int(fx) + R), min(plane.shape[0], int(fy) + R)
-        if x1 <= x0 or y1 <= y0:
-            return
-        M[0, 2] -= x0
-        M[1, 2] -= y0
-        roi = plane[y0:y1, x0:x1]
-        al = cv2.warpAffine(mask, M, (x1 - x0, y1 - y0)).astype(np.float32)[..., None] / 255.0
-        im = cv2.warpAffine(back if k == 0 else np.full_like(back, 215), M, (x1 - x0, y1 - y0))
-        roi[:] = (roi * (1 - al) + im * al).astype(np.uint8)
+        blit(plane, back if k == 0 else np.full_like(back, 215), mask, (fx + k * 0.6, fy + k), (cw / 2, ch / 2),
+             ang_deg)
+
+
+def blit(plane: np.ndarray, img: np.ndarray, mask: np.ndarray, at: tuple[float, float], pivot: tuple[float, float],
+         ang_deg: float) -> None:
+    """Draw ``img`` (alpha ``mask``) turned ``ang_deg`` about ``pivot`` (image px), the pivot landing at ``at``."""
+    import cv2
+
+    ch, cw = img.shape[:2]
+    fx, fy = at
+    M = cv2.getRotationMatrix2D(pivot, ang_deg, 1.0)
+    R = int(math.hypot(cw, ch)) + 4
+    x0, y0 = max(0, int(fx) - R), max(0, int(fy) - R)
+    x1, y1 = min(plane.shape[1], int(fx) + R), min(plane.shape[0], int(fy) + R)
+    if x1 <= x0 or y1 <= y0:
+        return
+    M[0, 2] += fx - pivot[0] - x0
+    M[1, 2] += fy - pivot[1] - y0
+    roi = plane[y0:y1, x0:x1]
+    al = cv2.warpAffine(mask, M, (x1 - x0, y1 - y0)).astype(np.float32)[..., None] / 255.0
+    im = cv2.warpAffine(img, M, (x1 - x0, y1 - y0))
+    roi[:] = (roi * (1 - al) + im * al).astype(np.uint8)

@@ -179,28 +179,31 @@ def _tape(img: np.ndarray, p0: tuple[float, float], p1: tuple[float, float], wid
     cv2.line(img, a, b, sheen, max(1, int(round(width_px * 0.25))), cv2.LINE_AA)
 
 
-def _felt_blue_tape(h, w, ppm, rng, o):  # noqa: ANN001
-    img = _base(h, w, (150, 78, 28), rng, 6, 6)
+def _taped(img: np.ndarray, ppm: float, o: tuple[float, float, float, float], frame_mm: float,
+           inner: list[tuple[tuple[float, float], tuple[float, float]]], width_mm: float,
+           colour: tuple[int, int, int], rng: np.random.Generator) -> np.ndarray:
+    """Tape a square ``frame_mm`` outside the playing area and the ``inner`` segments (area mm)."""
     ox, oy, W, H = o
-    tw = 19 * ppm
-    white = (225, 228, 226)
-    P = lambda x, y: ((ox + x) * ppm, (oy + y) * ppm)  # noqa: E731
-    # a square around the playing area and a cross through the middle: a home-made layout
-    for a, b in (((-40, -40), (W + 40, -40)), ((W + 40, -40), (W + 40, H + 40)), ((W + 40, H + 40), (-40, H + 40)),
-                 ((-40, H + 40), (-40, -40)), ((W / 2, 60), (W / 2, H - 60)), ((60, H / 2), (W - 60, H / 2))):
-        _tape(img, P(*a), P(*b), tw, white, rng)
+    f = frame_mm
+    square = [((-f, -f), (W + f, -f)), ((W + f, -f), (W + f, H + f)), ((W + f, H + f), (-f, H + f)), ((-f, H + f), (-f, -f))]
+    for a, b in square + inner:
+        _tape(img, ((ox + a[0]) * ppm, (oy + a[1]) * ppm), ((ox + b[0]) * ppm, (oy + b[1]) * ppm), width_mm * ppm,
+              colour, rng)
     return img
+
+
+def _felt_blue_tape(h, w, ppm, rng, o):  # noqa: ANN001
+    """Blue felt, a square taped around the playing area and a cross through it: a home-made layout."""
+    W, H = o[2], o[3]
+    return _taped(_base(h, w, (150, 78, 28), rng, 6, 6), ppm, o, 40,
+                  [((W / 2, 60), (W / 2, H - 60)), ((60, H / 2), (W - 60, H / 2))], 19, (225, 228, 226), rng)
 
 
 def _taped_layout(h, w, ppm, rng, o):  # noqa: ANN001
     """A dark table with a poker layout in wide bright blue tape (the footage that broke the tracker)."""
     img = _base(h, w, (30, 32, 38), rng, 3, 4)
-    ox, oy, W, H = o
-    tw = 24 * ppm
-    blue = (205, 130, 25)
-    P = lambda x, y: ((ox + x) * ppm, (oy + y) * ppm)  # noqa: E731
-    segs = [((-60, -60), (W + 60, -60)), ((W + 60, -60), (W + 60, H + 60)), ((W + 60, H + 60), (-60, H + 60)),
-            ((-60, H + 60), (-60, -60))]
+    W, H = o[2], o[3]
+    segs: list[tuple[tuple[float, float], tuple[float, float]]] = []
     # boxes for each seat's cards and bets, a community-card row across the middle
     for k in range(5):
         x0 = 95 + k * 86
@@ -208,9 +211,7 @@ def _taped_layout(h, w, ppm, rng, o):  # noqa: ANN001
                  ((x0 + 70, 245), (x0 + 70, 355))]
     segs += [((40, 110), (W - 40, 110)), ((40, H - 110), (W - 40, H - 110)), ((110, 40), (110, H - 40)),
              ((W - 110, 40), (W - 110, H - 40))]
-    for a, b in segs:
-        _tape(img, P(*a), P(*b), tw, blue, rng)
-    return img
+    return _taped(img, ppm, o, 60, segs, 24, (205, 130, 25), rng)
 
 
 def _printed_layout(h, w, ppm, rng, o):  # noqa: ANN001
