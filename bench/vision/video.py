@@ -284,6 +284,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--no-baseline", action="store_true", help="skip the classic-look baseline videos")
     ap.add_argument("--cache", default=str(CACHE))
     ap.add_argument("--json", help="write the raw results here too")
+    ap.add_argument("--rows", help="append each video's result to this JSON Lines file as it is measured, and "
+                                   "summarise what it already holds instead of measuring those videos again")
+    ap.add_argument("--cheap-first", action="store_true", help="measure 480p first and 4K last")
     args = ap.parse_args(argv)
 
     specs = video_set()
@@ -301,30 +304,47 @@ def main(argv: list[str] | None = None) -> int:
         specs = [replace(s, tricks=min(s.tricks, args.tricks)) for s in specs]
     cache = Path(args.cache)
     baseline = [] if args.no_baseline else [classic_of(s) for s in specs[::4]]
+    if args.cheap_first:
+        specs = sorted(specs, key=lambda s: RESOLUTION_ORDER.index(s.resolution))
     t_render = time.perf_counter()
-    for s in specs + baseline:
-        render(s, cache)
-    render_s = time.perf_counter() - t_render
     if args.render_only:
-        print(f"rendered/cached {len(specs) + len(baseline)} videos in {render_s:.0f} s", file=sys.stderr)
+        for s in specs + baseline:
+            render(s, cache)
+        print(f"rendered/cached {len(specs) + len(baseline)} videos in {time.perf_counter() - t_render:.0f} s",
+              file=sys.stderr)
         return 0
+    done: dict[str, dict[str, Any]] = {}
+    if args.rows and Path(args.rows).exists():
+        for line in Path(args.rows).read_text().splitlines():
+            if line.strip():
+                r = json.loads(line)
+                done[r["key"]] = r
 
     def run(s: VideoSpec) -> dict[str, Any]:
+        if s.key() in done:
+            return done[s.key()]
+        t0 = time.perf_counter()
         v = render(s, cache)
+        rendered = time.perf_counter() - t0
         truth = [json.loads(x) for x in v.with_suffix(".truth.jsonl").read_text().splitlines() if x.strip()]
         meta = json.loads(v.with_suffix(".meta.json").read_text())
         out = run_camera(v, s.game)
         row = score(truth, out["events"])
-        row.update(name=s.name, surface=s.surface, resolution=s.resolution, tilt_deg=s.tilt_deg, look=s.look,
-                   wide=s.hfov_deg >= 90, knocked=s.knock_at is not None, layout=s.layout,
+        row.update(name=s.name, key=s.key(), surface=s.surface, resolution=s.resolution, tilt_deg=s.tilt_deg,
+                   look=s.look, wide=s.hfov_deg >= 90, knocked=s.knock_at is not None, layout=s.layout,
                    frames=meta["frames"], wall_s=round(out["wall_s"], 2), rc=out["rc"], errors=out["errors"],
-                   pipeline_fps=out["stats"].get("fps"))
+                   pipeline_fps=out["stats"].get("fps"), render_s=round(rendered, 1))
         print(f"  {s.name}: recall {row['matched']}/{row['truth']}, camera events {row['camera']}, confident wrong "
               f"{row['confident_wrong']}, {meta['frames']} frames in {out['wall_s']:.1f} s", file=sys.stderr)
+        if args.rows:
+            with open(args.rows, "a") as fp:
+                fp.write(json.dumps(row) + "\n")
         return row
 
+    base_rows = [run(s) for s in baseline[:1]]       # one classic video first: the baseline is never missing
     rows = [run(s) for s in specs]
-    base_rows = [run(s) for s in baseline]
+    base_rows += [run(s) for s in baseline[1:]]
+    render_s = sum(r.get("render_s") or 0 for r in rows + base_rows)
     real = summarise(rows)
     base = summarise(base_rows) if base_rows else None
     by = {}
