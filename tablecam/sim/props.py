@@ -1,12 +1,12 @@
-"""Things on a card table besides the cards: chips, a glass, a phone, a score pad, bidding cards.
+"""Things on a card table besides the cards: chips, a glass, a phone, a score pad.
 
 Objects make the "one table colour" assumption fail in other ways than the
 cloth does: a round white-edged chip stack is bright and card-sized, a score
 pad is a white rectangle, a phone is a dark glossy slab with a reflection.
 They are painted once onto the static table plane (they do not move), away
 from the places where cards come to rest, so they are distractors, never
-covers.  Bidding-box cards (:func:`bid_card`) are what ``--auction`` lays on
-the table.
+covers.  (Bidding-box cards, which ``--auction`` lays and picks up, are
+drawn by :mod:`tablecam.sim.bidding_box`.)
 """
 
 from __future__ import annotations
@@ -135,54 +135,3 @@ def place_props(img: np.ndarray, kind: str, ppm: float, origin_mm: tuple[float, 
         score_pad(img, P(rng.uniform(420, 520), H + 95), ppm)
         done += ["glass", "phone", "score pad"]
     return done
-
-
-BID_COLOURS = {"P": (80, 170, 40), "X": (40, 40, 210), "XX": (200, 110, 30)}
-
-
-def bid_card(call: str, size: tuple[int, int]) -> np.ndarray:
-    """A bidding-box card (``1S``, ``3N``, ``P``, ``X``, ``XX``), ``size`` = (w, h) px.
-
-    Pass is green, double red, redouble blue, bids white with the level and
-    the strain's sign at both ends, as in a Jannersten box.
-
-    >>> bid_card("1S", (40, 70)).shape
-    (70, 40, 3)
-    """
-    import cv2
-
-    from .video import _suit
-
-    w, h = size
-    call = call.upper()
-    if call in ("P", "PASS", "X", "XX", "D", "R"):
-        key = {"PASS": "P", "D": "X", "R": "XX"}.get(call, call)
-        img = np.full((h, w, 3), BID_COLOURS[key], np.uint8)
-        text = {"P": "PASS", "X": "X", "XX": "XX"}[key]
-        scale = w / 70 if key == "P" else w / 35
-        (tw, th), _ = cv2.getTextSize(text, cv2.FONT_HERSHEY_DUPLEX, scale, max(1, w // 25))
-        for flip in (False, True):
-            layer = np.zeros_like(img)
-            cv2.putText(layer, text, ((w - tw) // 2, int(h * 0.22) + th // 2), cv2.FONT_HERSHEY_DUPLEX, scale,
-                        (255, 255, 255), max(1, w // 25), cv2.LINE_AA)
-            if flip:
-                layer = cv2.rotate(layer, cv2.ROTATE_180)
-            img = np.maximum(img, layer)
-        return img
-    img = np.full((h, w, 3), 245, np.uint8)
-    level, strain = call[0], call[1:]
-    red = strain in ("H", "D")
-    col = (30, 30, 200) if red else (20, 20, 20)
-    for flip in (False, True):
-        layer = np.zeros_like(img)
-        cv2.putText(layer, level, (int(w * 0.12), int(h * 0.24)), cv2.FONT_HERSHEY_DUPLEX, w / 40,
-                    (255, 255, 255), max(1, w // 18), cv2.LINE_AA)
-        if strain in ("N", "NT"):
-            cv2.putText(layer, "NT", (int(w * 0.45), int(h * 0.24)), cv2.FONT_HERSHEY_DUPLEX, w / 70,
-                        (255, 255, 255), max(1, w // 30), cv2.LINE_AA)
-        else:
-            _suit(layer, strain[:1], (int(w * 0.7), int(h * 0.16)), max(2, w // 7))
-        if flip:
-            layer = cv2.rotate(layer, cv2.ROTATE_180)
-        img[layer[..., 0] > 128] = col
-    return img

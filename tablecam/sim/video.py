@@ -194,8 +194,14 @@ class HandTrack:
 
 SEAT_DIR = {Seat.N: (0, -1), Seat.S: (0, 1), Seat.W: (-1, 0), Seat.E: (1, 0)}
 SEAT_ANGLE = {Seat.S: 0.0, Seat.N: 180.0, Seat.W: 90.0, Seat.E: -90.0}
-BID_MM = (43.0, 68.0)
-"""A bidding-box card's size (width, height), mm."""
+def _bid_mm() -> tuple[float, float]:
+    from ..vision.bidcards import CARD_MM
+
+    return CARD_MM
+
+
+BID_MM = _bid_mm()
+"""A bidding-box card's size (width, height), mm (the reader's own figure)."""
 
 
 @dataclass
@@ -383,15 +389,14 @@ def plan_scene(events: Iterable[Event], opt: SimOptions) -> Scene:
         return t3
 
     def lay_bid(seat: Seat, call: str) -> float:
-        """A bidding card taken from the seat's box and laid in the seat's row (overlapping the last)."""
+        """A bidding card from the seat's box laid in the seat's row: each new card nearer the caller,
+        covering the lower part of the last so only its top strip (with the call) stays in view."""
+        from ..vision.bidcards import STRIP_MM
+
         dx, dy = SEAT_DIR[seat]
         k = sum(1 for s, _ in bids if s is seat)
-        along = -60 + 16 * k                         # the row runs from the player's left
-        # the row lies between the play zone and the player, 200 mm from the centre
-        if dx == 0:
-            x, y = cx - dy * along, cy + dy * 200
-        else:
-            x, y = cx + dx * 200, cy + dx * along
+        off = 175.0 + STRIP_MM * k                 # the first card 175 mm from the centre, its top inwards
+        x, y = cx + dx * off, cy + dy * off
         trk, rest = bring(seat, f"bid:{call}", x, y, SEAT_ANGLE[seat], kind="bid", size=BID_MM)
         cards.append(trk)
         bids.append((seat, trk))
@@ -542,9 +547,11 @@ def _suit(img: np.ndarray, suit: str, c: tuple[int, int], r: int, col: Any = (25
 class FaceBank:
     """Card images at the plane's resolution, rendered once per card (and bidding cards, ``bid:<call>``)."""
 
-    def __init__(self, deck: str, size: tuple[int, int], bid_size: tuple[int, int] | None = None) -> None:
+    def __init__(self, deck: str, size: tuple[int, int], bid_size: tuple[int, int] | None = None,
+                 bid_design: int = 0) -> None:
         self.deck, self.size = deck, size
-        self.bid_size = bid_size or (max(8, int(size[0] * 43 / 63)), max(8, int(size[1] * 68 / 88)))
+        self.bid_size = bid_size or (max(8, int(size[0] * 45 / 63)), max(8, int(size[1] * 90 / 88)))
+        self.bid_design = bid_design          # which held-out bidding-box design (tablecam.sim.bidding_box)
         self.cache: dict[str, np.ndarray] = {}
         self._render = None
         if deck != "plain":
@@ -559,9 +566,10 @@ class FaceBank:
 
         if card not in self.cache:
             if card.startswith("bid:"):
-                from .props import bid_card
+                from .bidding_box import draw_card, held_out_design
 
-                self.cache[card] = bid_card(card[4:], self.bid_size)
+                face = draw_card(card[4:], held_out_design(self.bid_design))[..., ::-1]   # RGB -> BGR
+                self.cache[card] = cv2.resize(np.ascontiguousarray(face), self.bid_size, interpolation=cv2.INTER_AREA)
                 return self.cache[card]
             img = None
             if self._render is not None:
@@ -639,7 +647,7 @@ class Renderer:
         cw, ch = opt.card_mm
         self.card_px = (int(round(cw * p)), int(round(ch * p)))
         bid_px = (int(round(BID_MM[0] * p)), int(round(BID_MM[1] * p)))
-        self.faces = FaceBank(opt.deck, self.card_px, bid_px)
+        self.faces = FaceBank(opt.deck, self.card_px, bid_px, bid_design=opt.seed)
         self.card_mask = _rounded_mask(*self.card_px, int(3.5 * p))
         self.bid_mask = _rounded_mask(*bid_px, int(3 * p))
         w, h = opt.size
