@@ -24,7 +24,9 @@ dashboard and broadcast need no per-game code beyond rendering::
 
 from __future__ import annotations
 
+import collections
 import importlib
+import json
 from typing import Any, Iterable, Iterator
 
 from .cards import Seat
@@ -61,6 +63,8 @@ class BoardEngine:
         self.findings: list[Finding] = []
         self.events: list[Event] = [board_event]
         self.finished = False
+        self.rulings: list[Event] = []   # the director's rulings applied to this board, in order
+        self.corrected: dict[int, Event] = {}  # log index of a read -> the read as the operator corrected it
 
     # -- the fold -----------------------------------------------------------
     def apply(self, event: Event) -> list[Finding]:
@@ -79,6 +83,34 @@ class BoardEngine:
         """Whether this finished board was misdealt and never played, so the
         same board dealt again next replaces it (and its ``result``)."""
         return False
+
+    def rule(self, event: Event) -> list[Finding]:
+        """A director's ``director_ruling`` applied to this board (in play or over).
+
+        The default records it and reports it as a ``director_ruling`` finding with the
+        director's own numbers (``score``, ``tricks``); games that can compute
+        an adjusted result override it (bridge: Laws 64, 12C, 50D2).
+        """
+        self.rulings.append(event)
+        return [self.ruling_finding(event)]
+
+    def ruling_finding(self, event: Event, message: str | None = None, **fields: Any) -> Finding:
+        """The ``director_ruling`` finding (status ``info``: the director has already ruled) for ``event``."""
+        d = event.data
+        law = str(d["law"]).strip()
+        rule = self.cite_ruling(law)
+        by = f" by {d['by']}" if d.get("by") else ""
+        text = f": {d['text']}" if d.get("text") else ""
+        extra = {"law": law, "by": d.get("by"), "text": d.get("text"), "applies_to": d.get("finding"),
+                 **{k: d[k] for k in ("tricks", "score") if d.get(k) is not None}, **fields}
+        return self.emit(self.finding("director_ruling", None,
+                                      message or f"Director's ruling ({rule}){by}{text}.",
+                                      event, status="info", rule=rule, id=self.finding_id("ruling", event.index),
+                                      **{k: v for k, v in extra.items() if v is not None}))
+
+    def cite_ruling(self, law: str) -> str:
+        """The ``rule`` a ruling cites, from the law the director named (games override)."""
+        return law
 
     # -- views --------------------------------------------------------------
     def snapshot(self) -> dict[str, Any]:
@@ -160,6 +192,18 @@ class BoardEngine:
                                    remedy=remedy, options=options, **extra))
 
 
+RECENT_BOARDS = 16
+"""Boards a table keeps for rulings that arrive after they ended (even without ``keep_history``)."""
+
+CORRECTABLE = {"play": ("seat", "card"), "call": ("seat", "call"), "expose": ("seat", "card"),
+               "deal": ("card",), "retract": ("seat", "card")}
+"""The reads an operator may correct, and the fields a correction may change."""
+
+
+def _finding_key(f: Finding) -> str:
+    return json.dumps(f.to_dict(), sort_keys=True, default=str)
+
+
 def engine_class(game: str) -> type[BoardEngine]:
     """Import the engine for ``game`` (raises KeyError / ImportError)."""
     mod, _, cls = ENGINES[game].partition(":")
@@ -183,6 +227,7 @@ class Table:
         self.rulesets = rulesets or {}
         self.board: BoardEngine | None = None
         self.boards: list[BoardEngine] = []
+        self.recent: collections.deque[BoardEngine] = collections.deque(maxlen=RECENT_BOARDS)
         self.findings: list[Finding] = []
         self.count = 0
         self._held: list[Finding] = []   # a misdealt board's result, until the next board says if it was redealt
@@ -214,11 +259,16 @@ class Table:
             self.board = cls(ev, ruleset)
             if self.keep_history:
                 self.boards.append(self.board)
+            self.recent.append(self.board)
             return self._record(out)
+        if ev.type == "director_ruling":
+            return self._record(self._ruling(ev))
         if self.board is None or self.board.finished:
             out.append(bad_event(f"'{ev.type}' event before any 'board' event; skipped.", ev.index,
                                  self.board.board if self.board else None))
             return self._record(out)
+        if ev.type == "correct":
+            return self._record(self._correct(ev))
         self.board.events.append(ev)
         et = EVENT_TYPES.get(ev.type)
         if et is not None and et.observation:
@@ -231,6 +281,80 @@ class Table:
             out.append(bad_event(f"Engine could not process this event ({type(e).__name__}: {e}).",
                                  ev.index, self.board.board))
         return self._record(out)
+
+    def _ruling(self, ev: Event) -> list[Finding]:
+        """A director's ruling: applied to the board it names (in play or one of the last
+        :data:`RECENT_BOARDS`), else to the board in progress.  A ruling usually comes after its
+        board has ended, often while the next one is played."""
+        number = ev.get("board")
+        b = self.board if number is None else next(
+            (x for x in reversed(self.recent) if str(x.board) == str(number)), None)
+        if b is None:
+            return [bad_event(f"Ruling for board {number}, which this table has not played (or not lately); "
+                              "skipped.", ev.index, number)]
+        b.events.append(ev)
+        try:
+            return b.rule(ev)
+        except Exception as e:  # an engine bug must not lose the rest of the log
+            return [bad_event(f"Engine could not apply the ruling ({type(e).__name__}: {e}).", ev.index, b.board)]
+
+    def _correct(self, ev: Event) -> list[Finding]:
+        """An operator's correction of an earlier read of the board in progress.
+
+        The board is folded again from its ``board`` event with the read
+        replaced (engines are pure folds, so this is the state the table
+        would have had with the right read).  The original read stays in the
+        log.  Returned: the findings the corrected fold raises that the old
+        one had not, and a ``withdrawn`` step of every irregularity still
+        pending that exists only because of the wrong read.
+        """
+        b = self.board
+        assert b is not None
+        target = ev.data["event"]
+        pos = next((i for i, e in enumerate(b.events) if e.index == target and i), None)
+        if pos is None:
+            return [bad_event(f"Correction of event {target}, which is not a read of the board in progress; "
+                              "skipped.", ev.index, b.board)]
+        old = b.corrected.get(target, b.events[pos])
+        fields = CORRECTABLE.get(old.type, ())
+        change = {k: ev.data[k] for k in fields if k in ev.data}
+        if not change or any(k in ev.data for k in ("seat", "card", "call") if k not in fields):
+            return [bad_event(f"A correction of a '{old.type}' event may change {', '.join(fields) or 'nothing'}; "
+                              "skipped.", ev.index, b.board)]
+        fixed = Event(old.type, {**old.data, **change}, old.index, old.ts, ev.source or old.source,
+                      {**(old.raw or {}), **{k: str(v) for k, v in change.items()}, "corrects": old.index})
+        before = {_finding_key(f) for f in b.findings}
+        nb = type(b)(b.board_event, b.ruleset)
+        nb.corrected = {**b.corrected, target: fixed}
+        fresh: list[Finding] = []
+        for e in b.events[1:]:
+            nb.events.append(e)
+            et = EVENT_TYPES.get(e.type)
+            if e.type == "correct" or (et is not None and et.observation):
+                continue
+            e = nb.corrected.get(e.index, e) if e.index is not None else e
+            try:
+                fresh += nb.rule(e) if e.type == "director_ruling" else nb.apply(e)
+            except Exception as x:
+                fresh.append(bad_event(f"Engine could not process this event ({type(x).__name__}: {x}).",
+                                       e.index, b.board))
+        nb.events.append(ev)
+        out = [f for f in fresh if _finding_key(f) not in before]
+        now_ids = {f.id for f in nb.findings if f.id}
+        last: dict[str, Finding] = {}
+        for f in b.findings:
+            if f.id:
+                last[f.id] = f
+        for fid, f in last.items():
+            if fid not in now_ids and f.status == "pending":
+                out.append(next_step(f, "withdrawn", ev.index, f"Withdrawn: event {target} was corrected "
+                                     f"({', '.join(f'{k} {v}' for k, v in change.items())}); " + f.message))
+        self.board = nb
+        if self.keep_history and self.boards and self.boards[-1] is b:
+            self.boards[-1] = nb
+        if self.recent and self.recent[-1] is b:
+            self.recent[-1] = nb
+        return out
 
     def _close(self, ev: Event | None) -> list[Finding]:
         b = self.board

@@ -167,6 +167,20 @@ register_event_type("claim", {"seat": "seat", "tricks": "int"}, {"final": "bool"
                     doc="a claim, accepted (``final``: the table's scored result as an archive records it, past "
                         "the correction period)")
 register_event_type("end", doc="the board is over")
+# Table input by hand (the operator page) and the director's rulings: see docs/contracts.md.
+register_event_type(
+    "correct", {"event": "int"}, {"seat": "seat", "card": "card", "call": "str", "was": "any", "by": "str"},
+    doc="an operator's correction of an earlier read (``event``: its index in the log): the read is "
+        "judged as if it had been ``seat``/``card``/``call``; the original stays in the log")
+register_event_type(
+    "confirm", {"event": "int"}, {"by": "str"},
+    doc="an operator confirms a read marked uncertain (``event``: its index in the log)", observation=True)
+register_event_type(
+    "director_ruling", {"law": "str"},
+    {"board": "any", "finding": "str", "seat": "seat", "tricks": "int", "contract": "str", "declarer": "seat",
+     "score": "any", "demand": "str", "suit": "str", "by": "str", "text": "str", "alert": "any"},
+    doc="a director's ruling applied to a board (a trick transfer, a lead restriction, an adjusted score); "
+        "the board's own result stays as the engine computed it")
 register_event_type(
     "trick_turned", optional={"cards": "cards", "seats": "seats", "trick": "int", "conf": "any"},
     doc="camera/simulator observation: the cards of the current trick were turned over or gathered",

@@ -17,15 +17,17 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-LIFECYCLE = ("pending", "corrected", "established", "rectified", "info")
+LIFECYCLE = ("pending", "corrected", "established", "rectified", "info", "withdrawn")
 """Statuses an irregularity passes through. ``info`` is for non-irregular
-findings such as ``result``."""
+findings such as ``result``; ``withdrawn``: the read that raised it was
+corrected by the operator, so there was no irregularity."""
 
 SEVERITY = {
     "bad_event": "warning",
     "archive_flaw": "info",
     "result": "info",
     "score": "info",
+    "director_ruling": "info",
 }
 """Default alert severity by kind; anything unlisted is an ``alert``."""
 

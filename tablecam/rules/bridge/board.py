@@ -30,12 +30,13 @@ from .penalty import PenaltyCard, PenaltyRules
 from .play import PlayRules
 from .result import ResultRules
 from .revoke import Revoke, RevokeRules
+from .rulings import RulingRules
 from .tables import (BIT, CARD_BY_TEXT, CARD_INDEX, CARD_OBJ, CARD_TEXT, LOW_MASK, SEAT_INDEX, SEAT_LETTERS,
                      SUIT, SUIT_LETTER, SUIT_MASK, contract_text, mask_cards, seat_index)
 
 
-class BridgeBoard(DealRules, AuctionRules, PlayRules, RevokeRules, LeadRules, PenaltyRules, ResultRules,
-                  BoardEngine):
+class BridgeBoard(DealRules, AuctionRules, PlayRules, RevokeRules, LeadRules, PenaltyRules, RulingRules,
+                  ResultRules, BoardEngine):
     """Contract bridge, Laws of Duplicate Bridge 2017. See ``docs/bridge.md``.
 
     The rules live in mixins, one module per subject (deal, calls, play, revoke,

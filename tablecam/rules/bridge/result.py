@@ -52,7 +52,9 @@ class ResultRules:
                    f"No trick transferred for {SEAT_LETTERS[t.seat]}'s revoke on trick {r.trick}: {t.reason} "
                    f"({t.rule}); the director may still adjust (Law 64C).")
             f = Finding("trick_transfer", rule=t.rule, message=msg, board=self.board, event=idx,
-                        seat=SEAT_LETTERS[t.seat], trick=r.trick, status="info", options=list(law["options"]),
+                        seat=SEAT_LETTERS[t.seat], trick=r.trick, status="info",
+                        options=[f"{t.rule}: transfer {t.tricks} trick{'s' if t.tricks != 1 else ''} "
+                                 f"to {SIDE_NAME[side ^ 1]} (as computed)", *law["options"]],
                         remedy=law["remedy"] if t.tricks else None, id=f"{self.key}-trick_transfer-{self._n}",
                         extra={"tricks": t.tricks, "revoke_event": r.event, "revoke": r.finding.id if r.finding else None})
             self.findings.append(f)
