@@ -175,6 +175,10 @@ class TableNode:
 
     def _on_control(self, msg: Message) -> None:
         p = msg.payload if isinstance(msg.payload, dict) else {}
+        if isinstance(p.get("events"), list):
+            # entered at the station (operator page, director's ruling): stored and judged here first
+            for ev in p["events"]:
+                self.emit(ev if isinstance(ev, dict) else {"type": "unreadable", "text": str(ev)[:200]})
         if "resend_after" in p:
             try:
                 self.resend(int(p["resend_after"]))

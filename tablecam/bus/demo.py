@@ -171,11 +171,12 @@ def run_demo(args: argparse.Namespace) -> int:
     for t in tables:
         t.start()
     delay = BroadcastDelay(1, 0)
-    app = create_app(hub, token=None, broadcast_delay=delay, insecure_demo=True)
+    app = create_app(hub, token=None, broadcast_delay=delay, insecure_demo=True, forward=station.send_events)
     log(f"{args.tables} simulated {args.game} table(s) at {args.speed:g}x table speed"
         f"{' through Mosquitto on 127.0.0.1:' + str(broker.port) if broker else ' (in-process bus)'}; "
         f"event stores in {data_dir}")
-    log(f"dashboard http://{args.host}:{args.port}/   broadcast http://{args.host}:{args.port}/broadcast")
+    log(f"dashboard http://{args.host}:{args.port}/   broadcast http://{args.host}:{args.port}/broadcast   "
+        f"operator pad http://{args.host}:{args.port}/operator/{ids[0]}")
     try:
         uvicorn.run(app, host=args.host, port=args.port, log_level="warning", ws=websocket_impl())
     finally:

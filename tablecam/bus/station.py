@@ -123,6 +123,18 @@ class Station:
         self._stop.set()
         self.bus.stop()
 
+    def send_events(self, table: str, events: list[dict[str, Any]]) -> bool:
+        """Hand events entered at the station (the operator page, a director's ruling) to the
+        table's node on its ``control`` topic, so they are stored, folded and numbered there like
+        the shoe's and the camera's, and come back as the table's own events.  False when no node
+        is known to run the table (never heard of, or offline): the caller folds them itself."""
+        with self._lock:
+            link = self.links.get(table)
+            if link is None or link.online is not True:
+                return False
+        self.bus.publish(Message(table, "control", {"events": events}))
+        return True
+
     # -- messages -----------------------------------------------------------
     def _on_message(self, msg: Message) -> None:
         with self._lock:

@@ -29,7 +29,7 @@ from .api.middleware import guard
 from .api.pages import STATIC
 from .broadcast import BroadcastDelay, BroadcastView
 from .fanout import CLIENT_QUEUE, Client, Fanout
-from .hub import TableHub
+from .hub import TABLE_ID, TableHub
 from .security import GuessGuard, RateLimiter, token_problem
 
 __all__ = ["create_app", "Client", "CLIENT_QUEUE", "MAX_BODY"]
@@ -40,11 +40,15 @@ ROUTERS = (public.router, operator.router, tables.router, alerts.router, archive
 def create_app(hub: TableHub | None = None, token: str | None = None, broadcast_delay: Any = None,
                insecure_demo: bool = False, broadcast_tables: list[str] | None = None,
                public_rate_per_minute: float = 240.0, public_burst: int = 60,
-               title: str = "tablecam director station") -> FastAPI:
+               title: str = "tablecam director station", operator_tokens: dict[str, str] | None = None,
+               forward: Any = None) -> FastAPI:
     """Build the app. Without a good ``token`` it refuses (ValueError) unless ``insecure_demo``.
 
     ``broadcast_delay``: :class:`BroadcastDelay`, ``{"boards", "minutes"}`` or a number of boards
     (default: one board, i.e. a board is public once its table has started the next one).
+    ``operator_tokens``: table id -> that table's operator token (its own table only).
+    ``forward(table, events) -> bool``: hands events entered here to the table's node (see
+    :mod:`tablecam.server.services.delivery`); may also be set later on ``app.state.station``.
     """
     hub = hub or TableHub()
     if not insecure_demo:
@@ -57,7 +61,8 @@ def create_app(hub: TableHub | None = None, token: str | None = None, broadcast_
     fan = Fanout(hub, view)
     st = Station(hub=hub, view=view, fanout=fan, delay=delay, token=token, insecure_demo=insecure_demo,
                  public_limiter=RateLimiter(public_rate_per_minute, public_burst),
-                 auth_failures=GuessGuard())
+                 auth_failures=GuessGuard(),
+                 operator_tokens=_operator_tokens(operator_tokens, token), forward=forward)
 
     @contextlib.asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
@@ -87,3 +92,19 @@ def create_app(hub: TableHub | None = None, token: str | None = None, broadcast_
         app.include_router(router)
     app.mount("/static", StaticFiles(directory=str(STATIC)), name="static")
     return app
+
+
+def _operator_tokens(tokens: dict[str, str] | None, director: str | None) -> dict[str, str]:
+    """Check the tables' operator tokens as strictly as the director's (ValueError names the table)."""
+    out = dict(tokens or {})
+    for table, secret in out.items():
+        if not TABLE_ID.match(table):
+            raise ValueError(f"operator token for {table!r}: not a table id")
+        problem = token_problem(secret)
+        if problem:
+            raise ValueError(f"operator token of table {table}: {problem.replace('director', 'operator')}")
+        if director and secret == director:
+            raise ValueError(f"operator token of table {table} is the director token")
+    if len(set(out.values())) != len(out):
+        raise ValueError("two tables have the same operator token")
+    return out

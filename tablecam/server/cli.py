@@ -85,9 +85,14 @@ def cmd_serve(args: argparse.Namespace) -> int:
         args.broadcast_delay_boards if args.broadcast_delay_boards is not None else cfg.broadcast_delay_boards,
         args.broadcast_delay_minutes if args.broadcast_delay_minutes is not None else cfg.broadcast_delay_minutes)
     hub = TableHub(silent_after=cfg.silent_after_seconds)
-    app = create_app(hub, token=token, broadcast_delay=delay, insecure_demo=args.insecure_demo,
-                     broadcast_tables=args.broadcast_tables or cfg.broadcast_tables,
-                     public_rate_per_minute=cfg.public_rate_per_minute, public_burst=cfg.public_burst)
+    try:
+        app = create_app(hub, token=token, broadcast_delay=delay, insecure_demo=args.insecure_demo,
+                         broadcast_tables=args.broadcast_tables or cfg.broadcast_tables,
+                         public_rate_per_minute=cfg.public_rate_per_minute, public_burst=cfg.public_burst,
+                         operator_tokens=cfg.operators())
+    except ValueError as e:
+        print(f"tablecam serve: refusing to start: {e}.", file=sys.stderr)
+        return 2
     stop = threading.Event()
     if args.replay:
         try:
@@ -109,6 +114,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
             print(f"tablecam serve: --mqtt: {e}", file=sys.stderr)
             return 2
         print(f"tablecam serve: subscribed to all tables on MQTT {args.mqtt}", file=sys.stderr)
+        app.state.station.forward = station.send_events   # hand-entered events go through the table's node
         if getattr(station, "store", None) is not None:
             from .persist import keep_rulings
 

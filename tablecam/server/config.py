@@ -30,6 +30,7 @@ import tomllib
 from pydantic import Field
 
 from ..config import ConfigError, _Strict, parse_config
+from .security import OPERATOR_TOKENS_ENV, parse_operator_tokens
 
 TOKEN_ENV = "TABLECAM_DIRECTOR_TOKEN"
 
@@ -41,6 +42,8 @@ class ServerSection(_Strict):
     silent_after_seconds: float = Field(120.0, gt=0)
     public_rate_per_minute: float = Field(240.0, gt=0)
     public_burst: int = Field(60, ge=1)
+    operator_tokens: dict[str, str] | None = Field(
+        None, description="table id -> that table's operator token; prefer TABLECAM_OPERATOR_TOKENS")
 
 
 class BroadcastSection(_Strict):
@@ -69,6 +72,7 @@ class ServerConfig:
     silent_after_seconds: float = 120.0
     public_rate_per_minute: float = 240.0
     public_burst: int = 60
+    operator_tokens: dict[str, str] | None = None
 
     @classmethod
     def from_toml(cls, text: str, path: str = "<config>") -> "ServerConfig":
@@ -83,7 +87,8 @@ class ServerConfig:
                    broadcast_delay_boards=b.delay_boards, broadcast_delay_minutes=b.delay_minutes,
                    broadcast_tables=list(b.tables) if b.tables else None,
                    silent_after_seconds=s.silent_after_seconds,
-                   public_rate_per_minute=s.public_rate_per_minute, public_burst=s.public_burst)
+                   public_rate_per_minute=s.public_rate_per_minute, public_burst=s.public_burst,
+                   operator_tokens=dict(s.operator_tokens) if s.operator_tokens else None)
 
     @classmethod
     def load(cls, path: str | None) -> "ServerConfig":
@@ -94,6 +99,14 @@ class ServerConfig:
 
     def token(self) -> str | None:
         return os.environ.get(TOKEN_ENV) or self.director_token or None
+
+    def operators(self) -> dict[str, str]:
+        """Each table's operator token: ``TABLECAM_OPERATOR_TOKENS`` first, else the file's
+        ``[server.operator_tokens]`` (ValueError for a malformed variable)."""
+        env = os.environ.get(OPERATOR_TOKENS_ENV)
+        if env:
+            return parse_operator_tokens(env)
+        return dict(self.operator_tokens or {})
 
 
 def websocket_impl() -> str:

@@ -545,11 +545,14 @@ class TableHub:
             self._publish({"type": "alert", "alert": a.to_dict()})
             return a.to_dict()
 
-    def rule(self, alert_id: int, by: str, text: str, option: str | None = None) -> dict[str, Any]:
+    def rule(self, alert_id: int, by: str, text: str, option: str | None = None,
+             applied: dict[str, Any] | None = None) -> dict[str, Any]:
         """Record the director's ruling (free text plus the chosen option).
 
         A ruling implies acknowledgement. Ruling again replaces the ruling (an
         appeal or a correction) and the earlier one stays in ``history``.
+        ``applied``: the ``director_ruling`` event that applied it to the board
+        (:mod:`tablecam.server.rulings`).
         """
         with self.lock:
             a = self._alerts[alert_id]
@@ -562,9 +565,12 @@ class TableHub:
                     t.open_alerts = max(0, t.open_alerts - 1)
                     t.open_by_severity[a.severity] = max(0, t.open_by_severity.get(a.severity, 0) - 1)
             a.ruling = {"by": by, "at": now, "option": option, "text": text}
+            if applied is not None:
+                a.ruling["applied"] = applied
             a.state = "ruled"
             a.updated_at = now
-            a.history.append({"at": now, "state": "ruled", "by": by, "option": option, "text": text})
+            a.history.append({"at": now, "state": "ruled", "by": by, "option": option, "text": text,
+                              **({"applied": applied} if applied is not None else {})})
             self._publish({"type": "alert", "alert": a.to_dict()})
             return a.to_dict()
 

@@ -41,6 +41,48 @@ def check_token(authorization: str | None, query_token: str | None, token: str |
     return hmac.compare_digest(given.encode("utf-8", "replace"), token.encode("utf-8", "replace"))
 
 
+OPERATOR_TOKENS_ENV = "TABLECAM_OPERATOR_TOKENS"
+
+
+def parse_operator_tokens(text: str) -> dict[str, str]:
+    """``TABLECAM_OPERATOR_TOKENS``: ``"t1:secret1,t2:secret2"`` -> ``{"t1": "secret1", ...}``.
+
+    A table's operator (a tablet at the table, a VuGraph operator) may post
+    events to its own table and read it, nothing else.  ValueError names a
+    malformed entry.
+
+    >>> parse_operator_tokens("t1:secret-one-1, t2:secret:two")
+    {'t1': 'secret-one-1', 't2': 'secret:two'}
+    >>> parse_operator_tokens("t1")
+    Traceback (most recent call last):
+    ...
+    ValueError: operator token entry 't1' is not table:token
+    """
+    out: dict[str, str] = {}
+    for part in text.split(","):
+        part = part.strip()
+        if not part:
+            continue
+        table, sep, secret = part.partition(":")
+        if not sep or not table.strip() or not secret.strip():
+            raise ValueError(f"operator token entry {part!r} is not table:token")
+        out[table.strip()] = secret.strip()
+    return out
+
+
+def operator_table(authorization: str | None, query_token: str | None, tokens: dict[str, str]) -> str | None:
+    """The table whose operator token the request carries, or None (compared in constant time).
+
+    >>> operator_table("Bearer s2-secret", None, {"t1": "s1-secret", "t2": "s2-secret"})
+    't2'
+    """
+    found = None
+    for table, secret in tokens.items():
+        if check_token(authorization, query_token, secret):
+            found = table
+    return found
+
+
 def token_problem(token: str | None) -> str | None:
     """Why a configured token is unacceptable (the server will not start), or None.
 

@@ -8,6 +8,7 @@ from typing import Any, Literal
 from fastapi import APIRouter, Depends, HTTPException, Query
 
 from ..hub import TABLE_ID
+from ..rulings import apply_ruling
 from .deps import DIRECTOR, Station, station
 from .models import AckIn, RulingIn
 
@@ -40,7 +41,9 @@ def acknowledge(alert_id: int, body: AckIn, st: Station = Depends(station)) -> d
     return st.hub.acknowledge(alert_id, body.by)
 
 
-@router.post("/api/alerts/{alert_id}/ruling", summary="Record the director's ruling")
+@router.post("/api/alerts/{alert_id}/ruling", summary="Record the director's ruling (and apply it to the board)")
 def ruling(alert_id: int, body: RulingIn, st: Station = Depends(station)) -> dict[str, Any]:
-    _known_alert(st, alert_id)
-    return st.hub.rule(alert_id, body.by, body.text, body.option)
+    alert = _known_alert(st, alert_id)
+    if body.apply is None:
+        return st.hub.rule(alert_id, body.by, body.text, body.option)
+    return apply_ruling(st, alert, body)

@@ -8,7 +8,7 @@ benchmarks) without globals.
 from __future__ import annotations
 
 import dataclasses
-from typing import Any
+from typing import Any, Callable
 
 from fastapi import Depends, HTTPException, Request
 from fastapi.security import HTTPBearer
@@ -32,6 +32,10 @@ class Station:
     insecure_demo: bool
     public_limiter: RateLimiter
     auth_failures: GuessGuard
+    operator_tokens: dict[str, str] = dataclasses.field(default_factory=dict)
+    """table id -> that table's operator token (``TABLECAM_OPERATOR_TOKENS``)."""
+    forward: Callable[[str, list[dict[str, Any]]], bool] | None = None
+    """Hands events for a table to its table node (bus ``control`` topic); False when no node runs it."""
 
 
 def station(conn: HTTPConnection) -> Station:
@@ -47,13 +51,19 @@ TOKEN_REQUIRED = "director token required: send 'Authorization: Bearer <token>'"
 def director(request: Request, _cred: Any = Depends(bearer)) -> None:
     """Route dependency: the request carries the director token (or the station is a demo)."""
     st = station(request)
-    if st.insecure_demo:
+    if st.insecure_demo or operator_of(request) is not None:  # the guard let a table's operator through
         return
     if not check_token(request.headers.get("authorization"), None, st.token):
         raise HTTPException(401, TOKEN_REQUIRED, headers={"WWW-Authenticate": "Bearer"})
 
 
 DIRECTOR = [Depends(director)]
+
+
+def operator_of(conn: HTTPConnection) -> str | None:
+    """The table whose operator made this request (set by the guard, only on the paths that
+    operator may use); None for the director."""
+    return getattr(conn.state, "operator_table", None)
 
 
 def known_table(hub: TableHub, table_id: str) -> TableState:

@@ -8,13 +8,14 @@ unauthenticated caller; public paths are rate-limited per client address.
 from __future__ import annotations
 
 import math
+import re
 import time
 from typing import Any
 
 from fastapi import Request
 from fastapi.responses import JSONResponse, Response
 
-from ..security import check_token
+from ..security import check_token, operator_table
 from .deps import TOKEN_REQUIRED, station
 from .errors import MAX_BODY
 
@@ -40,6 +41,23 @@ def _token_required() -> JSONResponse:
     return JSONResponse({"detail": TOKEN_REQUIRED}, status_code=401, headers={"WWW-Authenticate": "Bearer"})
 
 
+def operator_may(table: str, method: str, path: str) -> bool:
+    """A table's operator reads its own table and posts events to it, nothing else.
+
+    >>> operator_may("t1", "POST", "/api/tables/t1/events"), operator_may("t1", "GET", "/api/tables/t1")
+    (True, True)
+    >>> operator_may("t1", "GET", "/api/tables/t2"), operator_may("t1", "GET", "/api/alerts")
+    (False, False)
+    """
+    m = OPERATOR_PATH.match(path)
+    if m is None or m.group(1) != table:
+        return False
+    return method in ("GET", "HEAD") or (method == "POST" and m.group(2) == "/events")
+
+
+OPERATOR_PATH = re.compile(r"^/api/tables/([^/]+)(/events)?$")
+
+
 async def guard(request: Request, call_next: Any) -> Response:
     """Refuse what must never reach a route; add the security headers to what does."""
     st = station(request)
@@ -58,9 +76,16 @@ async def guard(request: Request, call_next: Any) -> Response:
             # a client *guessing* tokens is locked out, right token or not; one without credentials gets 401
             wait = st.auth_failures.locked(client, time.monotonic())
             if not wait and not check_token(given, None, st.token):
-                wait = st.auth_failures.failed(client, time.monotonic())
-                if not wait:
-                    return _token_required()
+                op = operator_table(given, None, st.operator_tokens) if st.operator_tokens else None
+                if op is not None:  # a table's operator: its own table only (403 elsewhere)
+                    if not operator_may(op, request.method, path):
+                        return JSONResponse({"detail": f"the operator token of table {op} opens that table only"},
+                                            status_code=403)
+                    request.state.operator_table = op
+                else:
+                    wait = st.auth_failures.failed(client, time.monotonic())
+                    if not wait:
+                        return _token_required()
             if wait:
                 return too_many_guesses(wait)
         else:

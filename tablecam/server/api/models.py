@@ -14,6 +14,22 @@ class AckIn(BaseModel):
     by: str = Field(min_length=1, max_length=80, description="director's name or initials")
 
 
+class ApplyIn(BaseModel):
+    """What a ruling applies to the board (a ``director_ruling`` event, see docs/contracts.md)."""
+
+    model_config = ConfigDict(extra="forbid")
+    law: str = Field(min_length=1, max_length=24, pattern=r"^[A-Za-z0-9 .()-]+$",
+                     description="64A, 64B, 64C, 12C1, 50D2 ... (another game: its own section)")
+    tricks: int | None = Field(None, ge=0, le=13, description="64A: tricks transferred; 64C/12C: declarer's tricks")
+    contract: str | None = Field(None, max_length=8, pattern=r"^([1-7](C|D|H|S|N|NT)(X|XX)?|Pass)$",
+                                 description="64C/12C: the assigned contract")
+    declarer: Literal["N", "E", "S", "W"] | None = None
+    score: dict[str, float] | str | None = Field(None, description='the director\'s own numbers: {"NS": 420, '
+                                                                  '"EW": -420} or a text such as "60%-40%"')
+    demand: Literal["require", "forbid"] | None = Field(None, description="50D2: declarer's lead restriction")
+    suit: Literal["S", "H", "D", "C"] | None = None
+
+
 class RulingIn(BaseModel):
     """A director's ruling on an alert: the option chosen and the reasons, in words."""
 
@@ -21,6 +37,7 @@ class RulingIn(BaseModel):
     by: str = Field(min_length=1, max_length=80)
     text: str = Field(min_length=1, max_length=4000, description="the ruling as the director wrote it")
     option: str | None = Field(None, max_length=300, description="one of the alert's options, or another")
+    apply: ApplyIn | None = Field(None, description="apply the ruling to the board (its result, the archive)")
 
 
 class Detection(BaseModel):

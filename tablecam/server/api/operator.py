@@ -1,4 +1,5 @@
-"""The operator's side of the station: the dashboard page and what this station is."""
+"""The people at the station: the director's dashboard page and what this station is, and each
+table's operator page (a tablet at the table, a VuGraph operator: ``/operator/{table}``)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from typing import Any
 from fastapi import APIRouter, Depends
 from fastapi.responses import HTMLResponse
 
-from .deps import DIRECTOR, Station, station
+from .deps import DIRECTOR, Station, station, valid_table
 from .pages import page
 
 router = APIRouter()
@@ -21,3 +22,12 @@ def dashboard_page() -> HTMLResponse:
 @router.get("/api/whoami", tags=["director"], dependencies=DIRECTOR, summary="Check the director token")
 def whoami(st: Station = Depends(station)) -> dict[str, Any]:
     return {"director": True, "insecure_demo": st.insecure_demo, "broadcast_delay": st.delay.describe()}
+
+
+@router.get("/operator/{table_id}", include_in_schema=False)
+def operator_page(table_id: str) -> HTMLResponse:
+    """The table's operator page: bidding and card pads, claims, contract/lead/result, camera reads
+    to confirm or correct, the Nordic games' own entries.  It asks for the table's operator token
+    (or the director's); the data come from ``/api/tables/{table}``."""
+    valid_table(table_id)
+    return page("operator.html")

@@ -9,8 +9,9 @@ from fastapi import APIRouter, Depends, HTTPException, Query, Request
 from fastapi.responses import Response
 from starlette.concurrency import run_in_threadpool
 
+from ..services.delivery import deliver, stamp
 from ..services.uploads import event_items, frame_image
-from .deps import DIRECTOR, Station, known_table, station, valid_table
+from .deps import DIRECTOR, Station, known_table, operator_of, station, valid_table
 from .errors import MAX_BODY
 from .models import INGEST_BODY, FrameIn, HealthIn
 
@@ -53,21 +54,17 @@ async def ingest(table_id: str, request: Request,
     if len(raw) > MAX_BODY:
         raise HTTPException(413, f"request body larger than {MAX_BODY} bytes")
     items = event_items(raw, request.headers.get("content-type", ""))
-    hub = st.hub
+    if operator_of(request) is not None:
+        items = stamp(items, "operator")   # entered by hand at the table
 
-    def work() -> list[dict[str, Any]]:
-        out = []
-        for it in items:
-            out += [f.to_dict() for f in hub.ingest(table_id, it)]
-        if close:
-            out += [f.to_dict() for f in hub.close_table(table_id)]
-        return out
+    def work() -> dict[str, Any]:
+        return deliver(st, table_id, items, close)
 
     try:
-        found = work() if len(items) <= INLINE_ITEMS else await run_in_threadpool(work)
+        done = work() if len(items) <= INLINE_ITEMS else await run_in_threadpool(work)
     except OverflowError as e:
         raise HTTPException(429, str(e)) from None
-    return {"table": table_id, "received": len(items), "findings": found}
+    return {"table": table_id, "received": len(items), **done}
 
 
 @router.post("/api/tables/{table_id}/health", summary="Report shoe or camera health for a table")
