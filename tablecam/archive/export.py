@@ -77,6 +77,7 @@ class TableResult:
     claim: tuple[Seat, int] | None = None
     contract: tuple[str, Seat | None] | None = None
     comments: list[str] = field(default_factory=list)
+    adjusted: dict[str, Any] | None = None   # a director's ruling's adjusted result (director_rulings)
 
     def get(self, name: str, default: Any = None) -> Any:
         """A board field, from the validated data or (for JSON Lines input) the raw object."""
@@ -157,6 +158,8 @@ def table_results(items: Iterable[Event | Finding]) -> Iterable[TableResult | st
             if cur is not None:
                 yield cur
             cur = TableResult(it)
+        elif t in ("director_ruling", "confirm", "correct"):
+            continue  # applied before the fold (director_rulings, corrected); kept in JSON Lines
         elif cur is None:
             yield f"'{t}' event before any board (event {it.index}) not written"
         elif t == "deal":
@@ -210,9 +213,11 @@ def write_pbn_game(r: TableResult, fp: IO[str]) -> None:
     lines.append(f'[Deal "N:{deal}"]')
     lines.append(f'[Scoring "{_esc(r.get("scoring", ""))}"]')
     contract, declarer = r.outcome()
+    result = r.declarer_tricks(contract, declarer)
+    if r.adjusted is not None:   # the director's ruling: the result the board is scored with
+        contract, declarer, result = _adjusted(r.adjusted, contract, declarer, result)
     lines.append(f'[Declarer "{declarer or ""}"]')
     lines.append(f'[Contract "{_pbn_contract(contract)}"]')
-    result = r.declarer_tricks(contract, declarer)
     lines.append(f'[Result "{"" if result is None else result}"]')
     for c in r.comments:
         lines.append(_comment(c))
@@ -249,6 +254,16 @@ def write_pbn_game(r: TableResult, fp: IO[str]) -> None:
         if len(tricks) < 13 or len(tricks[-1]) < 4:
             lines.append("*")
     fp.write("\n".join(lines) + "\n\n")
+
+
+def _adjusted(adj: dict[str, Any], contract: str | None, declarer: Seat | None,
+              tricks: int | None) -> tuple[str | None, Seat | None, int | None]:
+    """Contract, declarer and declarer's tricks after a director's ruling."""
+    c = adj.get("contract") or contract
+    d = adj.get("declarer")
+    seat = {"N": Seat.N, "E": Seat.E, "S": Seat.S, "W": Seat.W}.get(str(d)) if d else declarer
+    t = adj.get("tricks")
+    return c, seat, t if isinstance(t, int) else tricks
 
 
 def _pbn_contract(contract: str | None) -> str:
@@ -302,7 +317,14 @@ def lin_line(r: TableResult) -> str:
         if i % 4 == 0:
             out.append("pg|")
     contract, declarer = r.outcome()
-    if r.claim is not None and declarer is not None:
+    if r.adjusted is not None:
+        # the director's ruling: mc carries the adjusted tricks, a comment (nt) the ruling and the table result
+        _, _, tricks = _adjusted(r.adjusted, contract, declarer, r.declarer_tricks(contract, declarer))
+        out.append("nt|" + ruling_note(r.adjusted).replace("|", "/"))
+        if tricks is not None:
+            out.append(f"mc|{tricks}")
+            out.append("pg|")
+    elif r.claim is not None and declarer is not None:
         out.append(f"mc|{r.declarer_tricks(contract, declarer)}")
         out.append("pg|")
     return "|".join(out) + "|"
@@ -322,6 +344,72 @@ def _with_raw_fields(ev: Event) -> Event:
     return Event(ev.type, data, ev.index, ev.ts, ev.source, raw)
 
 
+def director_rulings(items: list[Event | Finding]) -> dict[str, dict[str, Any]]:
+    """The latest adjusted result of each board a ``director_ruling`` event applied to, by board number.
+
+    The engine computes it (a Law 64A transfer depends on the play), so the
+    stream is folded once, and only when it holds such an event.
+    """
+    if not any(isinstance(it, Event) and it.type == "director_ruling" for it in items):
+        return {}
+    from ..engine import Table
+
+    out: dict[str, dict[str, Any]] = {}
+    for f in Table(keep_history=False).feed(it for it in items if isinstance(it, Event)):
+        if f.kind == "director_ruling" and f.extra.get("adjusted"):
+            out[str(f.board)] = {**f.extra, "rule": f.rule, "message": f.message}
+    return out
+
+
+def ruling_note(adj: dict[str, Any]) -> str:
+    """The comment an archive keeps beside an adjusted result: the ruling and the table result.
+
+    >>> ruling_note({"rule": "Law 64A", "message": "Director's ruling (Law 64A): 1 trick transferred.",
+    ...              "original": {"contract": "4S", "declarer": "S", "tricks": 7}})
+    "Director's ruling (Law 64A): 1 trick transferred. Table result: 4S by S, 7 tricks."
+    """
+    o = adj.get("original") or {}
+    table = (f"{o.get('contract')} by {o.get('declarer')}, {o.get('tricks')} tricks" if o.get("declarer")
+             else str(o.get("contract") or "none"))
+    message = str(adj.get("message") or adj.get("rule") or "Director's ruling.")
+    return message if "table result" in message.lower() else f"{message} Table result: {table}."
+
+
+def corrected(items: list[Event | Finding]) -> list[Event | Finding]:
+    """The stream with each read an operator corrected (``correct`` events) replaced by the correction,
+    board by board (a correction names an event of its own board), so the archive holds the play that
+    stood; the JSON Lines log keeps both."""
+    if not any(isinstance(it, Event) and it.type == "correct" for it in items):
+        return items
+    out: list[Event | Finding] = []
+    start = 0
+    for i in range(len(items) + 1):
+        if i == len(items) or (isinstance(items[i], Event) and items[i].type == "board" and i > start):
+            seg = items[start:i]
+            fixes: dict[int, dict[str, Any]] = {}
+            for it in seg:
+                if isinstance(it, Event) and it.type == "correct":
+                    fixes.setdefault(it.data["event"], {}).update(
+                        {k: it.data[k] for k in ("seat", "card", "call") if k in it.data})
+            for it in seg:
+                if isinstance(it, Event) and it.index in fixes and it.type in ("play", "call", "expose", "deal",
+                                                                               "retract"):
+                    keep = {k: v for k, v in fixes[it.index].items() if k in it.data}
+                    it = Event(it.type, {**it.data, **keep}, it.index, it.ts, it.source, None)
+                out.append(it)
+            start = i
+    return out
+
+
+def _apply_ruling(r: TableResult, adj: dict[str, Any] | None) -> TableResult:
+    """``r`` with the adjusted result (an assigned contract and declarer, declarer's tricks) in place."""
+    if adj is None:
+        return r
+    r.adjusted = adj
+    r.comments.append(ruling_note(adj))
+    return r
+
+
 def export(items: Iterable[Event | Finding], fmt: str, fp: IO[str]) -> int:
     """Write ``items`` to ``fp`` as ``pbn``, ``lin`` or ``jsonl``; return boards (jsonl: events) written.
 
@@ -332,9 +420,14 @@ def export(items: Iterable[Event | Finding], fmt: str, fp: IO[str]) -> int:
     if fmt not in ("pbn", "lin"):
         raise ValueError(f"unknown export format {fmt!r} (expected one of {', '.join(FORMATS)})")
     n = 0
+    items = list(items)
+    adjusted = director_rulings(items)
+    items = corrected(items)
     if fmt == "pbn":
         fp.write("% PBN 2.1\n% EXPORT\n%Creator: tablecam\n")
     for r in table_results(items):
+        if not isinstance(r, str):
+            r = _apply_ruling(r, adjusted.get(str(r.get("board"))))
         if isinstance(r, str):
             if fmt == "pbn":
                 fp.write(_comment(r) + "\n\n")

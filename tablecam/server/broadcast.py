@@ -126,11 +126,14 @@ class DelayedTable:
         self.cursor = 0
         self.version = 0
         self.board_event: Any = None
+        self.rulings: list[dict[str, Any]] = []   # adjusted results the director applied, as released
 
     def apply(self, event: Any) -> None:
         if event.type == "board":
             self.board_event = event
-        self.table.apply(event)
+        for f in self.table.apply(event):
+            if f.kind == "director_ruling" and f.extra.get("adjusted"):
+                self.rulings.append(public_ruling(f))
 
     def state(self) -> dict[str, Any]:
         b = self.table.board
@@ -160,7 +163,21 @@ class DelayedTable:
             if k in snap:
                 out[k] = snap[k]
         out.setdefault("phase", "unknown")
+        if self.rulings:
+            out["rulings"] = self.rulings[-RULINGS_SHOWN:]
         return out
+
+
+RULINGS_SHOWN = 20
+"""The latest applied rulings a spectator sees per table."""
+
+
+def public_ruling(f: Any) -> dict[str, Any]:
+    """A director's applied ruling as the public sees it: the board, the law and the adjusted result
+    beside the table's (no card, no player's words: the ruling's ``text`` stays with the director)."""
+    e = f.extra
+    return {"board": f.board, "law": e.get("law"), "rule": f.rule,
+            **{k: e[k] for k in ("contract", "declarer", "tricks", "score", "original") if k in e}}
 
 
 class BroadcastView:

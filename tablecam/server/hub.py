@@ -669,6 +669,9 @@ class TableHub:
                 if e.event is None:
                     continue
                 if board is not None:
+                    if e.event.type == "director_ruling" and str(e.event.get("board")) == str(board):
+                        out.append(e.event)   # a ruling is often given while a later board is played
+                        continue
                     if e.event.type == "board":
                         keep = str(e.event.get("board")) == str(board)
                     if not keep or e.board_ordinal == 0:

@@ -378,11 +378,13 @@ function alertHTML(a) {
   const opts = (a.options || []).map(o => `<option ${draft.option === o ? "selected" : ""}>${esc(o)}</option>`).join("");
   const ack = a.acknowledged ? `<span class="muted">acknowledged by ${esc(a.acknowledged.by)} at ${clock(a.acknowledged.at)}</span>` : "";
   const ruling = a.ruling ? `<div class="msg">Ruling by <b>${esc(a.ruling.by)}</b> at ${clock(a.ruling.at)}:
-      ${a.ruling.option ? "<b>" + esc(a.ruling.option) + "</b> \u2013 " : ""}${esc(a.ruling.text)}</div>` : "";
+      ${a.ruling.option ? "<b>" + esc(a.ruling.option) + "</b> \u2013 " : ""}${esc(a.ruling.text)}
+      ${a.ruling.applied ? `<div class="applied">Applied to board ${esc(a.ruling.applied.board ?? "")}: the result on the dashboard, the broadcast and the archive is the adjusted one (event <code>director_ruling</code>, Law ${esc(a.ruling.applied.law)}).</div>` : ""}</div>` : "";
   const form = a.state === "open"
     ? `<form data-ack="${a.id}"><button type="submit">Acknowledge</button></form>`
     : `<form data-rule="${a.id}">
         <select name="option"><option value="">(no option)</option>${opts}<option ${draft.option === "Other (see text)" ? "selected" : ""}>Other (see text)</option></select>
+        ${applyHTML(a, draft)}
         <textarea name="text" placeholder="Ruling, in words" required>${esc(draft.text || "")}</textarea>
         <button type="submit">${a.ruling ? "Change ruling" : "Record ruling"}</button></form>`;
   return `<div class="alert sev-${esc(a.severity)} state-${esc(a.state)}" data-alert="${a.id}">
@@ -397,6 +399,67 @@ function alertHTML(a) {
       ${a.frame ? `<figure class="frame" data-frame="${esc(a.frame.id)}"><div class="frame-box"></div>
         <figcaption>camera, ${esc(clock(a.frame.at))}: ${(a.frame.cards || []).length} cards recognised</figcaption></figure>` : ""}</div></details>
     ${ruling}${ack}${form}</div>`;
+}
+
+// What a ruling can apply to the board (docs/dashboard.md "Applying a ruling"): a Law 64A
+// transfer of one or two tricks (the engine's number first), no transfer (64B), the Law 50D2 lead
+// restriction declarer chose, or an adjusted score with the director's own numbers (64C, 12C).
+const TRANSFER_KINDS = ["trick_transfer", "revoke"];
+const LEAD_KINDS = ["penalty_card", "lead_out_of_turn", "lead_options"];
+
+function applyChoices(a) {
+  const out = [["", "no: record the ruling only"]];
+  if (TRANSFER_KINDS.includes(a.kind)) {
+    const n = (a.finding || {}).tricks;
+    const first = n === 1 || n === 2 ? [n, 3 - n] : [1, 2];
+    for (const k of first) out.push([`64A:${k}`, `Law 64A: transfer ${k} trick${k > 1 ? "s" : ""}${k === n ? " (as computed)" : ""}`]);
+    out.push(["64B", "Law 64B: no trick transferred"]);
+    out.push(["64C", "Law 64C: adjusted score"]);
+  }
+  if (LEAD_KINDS.includes(a.kind)) {
+    out.push(["50D2:require", "Law 50D2(a): declarer requires the suit"]);
+    out.push(["50D2:forbid", "Law 50D2(b): declarer forbids the suit"]);
+  }
+  out.push(["12C1", "Law 12C1: adjusted score (director's own numbers)"]);
+  return out;
+}
+
+function applyHTML(a, draft) {
+  const choice = draft.apply ?? "";
+  const seats = ["", "N", "E", "S", "W"].map(s => `<option>${s}</option>`).join("");
+  return `<label class="apply">Apply to the board <select name="apply">${applyChoices(a).map(([v, t]) =>
+      `<option value="${esc(v)}" ${v === choice ? "selected" : ""}>${esc(t)}</option>`).join("")}</select></label>
+    <span class="apply-lead">suit <select name="suit"><option>S</option><option>H</option><option>D</option><option>C</option></select></span>
+    <span class="apply-score">contract <input name="contract" size="4" placeholder="4S">
+      declarer <select name="declarer">${seats}</select>
+      tricks <input name="tricks" type="number" min="0" max="13">
+      NS <input name="ns" type="number" step="any" placeholder="+420"> EW <input name="ew" type="number" step="any" placeholder="-420"></span>`;
+}
+
+function applyBody(f) {
+  const v = f.apply.value;
+  if (!v) return null;
+  const [law, arg] = v.split(":");
+  if (law === "64A") return { law, tricks: Number(arg) };
+  if (law === "64B") return { law };
+  if (law === "50D2") return { law, demand: arg, suit: f.suit.value };
+  const body = { law };
+  const c = f.contract.value.trim().toUpperCase().replace("NT", "N");
+  if (c) body.contract = c === "PASS" ? "Pass" : c;
+  if (f.declarer.value) body.declarer = f.declarer.value;
+  if (f.tricks.value !== "") body.tricks = Number(f.tricks.value);
+  if (f.ns.value !== "" || f.ew.value !== "") {
+    body.score = {};
+    if (f.ns.value !== "") body.score.NS = Number(f.ns.value);
+    if (f.ew.value !== "") body.score.EW = Number(f.ew.value);
+  }
+  return body;
+}
+
+function showApplyFields(f) {
+  const v = f.apply.value;
+  f.classList.toggle("lead", v.startsWith("50D2"));
+  f.classList.toggle("score", v === "64C" || v.startsWith("12C"));
 }
 
 // The frame is fetched with the token (an <img src> cannot send it) and the recognised
@@ -446,11 +509,15 @@ function wireAlert(el) {
   const rF = el.querySelector("form[data-rule]");
   if (rF) {
     const id = parseInt(rF.dataset.rule, 10);
-    const save = () => S.drafts.set(id, { option: rF.option.value, text: rF.text.value });
+    const save = () => S.drafts.set(id, { option: rF.option.value, text: rF.text.value, apply: rF.apply.value });
     rF.option.onchange = save; rF.text.oninput = save;
+    rF.apply.onchange = () => { save(); showApplyFields(rF); };
+    showApplyFields(rF);
     rF.onsubmit = async e => {
       e.preventDefault();
       const body = { by: director(), text: rF.text.value.trim(), option: rF.option.value || null };
+      const applied = applyBody(rF);
+      if (applied) body.apply = applied;
       if (!body.text) { rF.text.focus(); return; }
       try {
         const a = await (await api(`/api/alerts/${id}/ruling`, { method: "POST", json: body })).json();

@@ -54,7 +54,18 @@ function render() {
         <button data-step="replay" class="${B.timer ? "on" : ""}">Replay from trick 1</button><br>
         <button data-step="live" class="${B.step === null && !B.timer ? "on" : ""}">Follow play</button></div>` : ""}</div>
       <div class="w">${h("W")}</div>
-      <div class="t">${trickHTML(cur, n ? "trick " + n : "")}</div><div class="e">${h("E")}</div><div class="s">${h("S")}</div></div>`;
+      <div class="t">${trickHTML(cur, n ? "trick " + n : "")}</div><div class="e">${h("E")}</div><div class="s">${h("S")}</div></div>
+    ${rulingsHTML(st.rulings)}`;
+}
+
+// The director's applied rulings: the adjusted result beside the table's.
+function rulingsHTML(rulings) {
+  if (!rulings || !rulings.length) return "";
+  const res = r => r.declarer ? `${contractHTML(r.contract)} by ${esc(r.declarer)}, ${esc(r.tricks)} tricks` : contractHTML(r.contract);
+  const score = sc => sc === undefined || sc === null ? "" : " \u00b7 score " +
+    (typeof sc === "object" ? Object.keys(sc).map(k => `${esc(k)} ${esc(sc[k])}`).join(", ") : esc(sc));
+  return `<div class="rulings"><h3>Director's rulings</h3><ul>${rulings.map(r => `<li class="ruling">Board ${esc(r.board)}
+    (${esc(r.rule || r.law)}): <b>${res(r)}</b>${score(r.score)}${r.original ? ` <span class="muted">(table result ${res(r.original)})</span>` : ""}</li>`).join("")}</ul></div>`;
 }
 
 document.addEventListener("click", ev => {
