@@ -156,13 +156,17 @@ register_event_type(
 # restarted table node takes up the shoe's link from the last one stored).
 register_event_type("deal", {"to": "to", "card": "card"}, {"face_up": "bool", "shoe_seq": "any", "shoe_boot": "any"},
                     doc="one card dealt")
-register_event_type("call", {"seat": "seat", "call": "str"}, {"note": "str", "alert": "any"},
+# conf / uncertain: how sure the camera was of a read (``uncertain: true`` asks the table's operator to
+# confirm or correct it); kept with the event so the log shows it, never judged.
+READ = {"conf": "any", "uncertain": "any"}
+register_event_type("call", {"seat": "seat", "call": "str"}, {"note": "str", "alert": "any", **READ},
                     doc="a call in the auction (``note``: an alert or explanation from the archive)")
-register_event_type("play", {"seat": "seat", "card": "card"}, {"simultaneous": "bool"},
+register_event_type("play", {"seat": "seat", "card": "card"}, {"simultaneous": "bool", **READ},
                     doc="a card played to the trick (``simultaneous``: at the same moment as the previous play, "
                         "bridge Law 58)")
-register_event_type("retract", {"seat": "seat", "card": "card"}, doc="a played card taken back")
-register_event_type("expose", {"seat": "seat", "card": "card"}, {"deliberate": "bool"}, doc="a card seen face up, not played")
+register_event_type("retract", {"seat": "seat", "card": "card"}, READ, doc="a played card taken back")
+register_event_type("expose", {"seat": "seat", "card": "card"}, {"deliberate": "bool", **READ},
+                    doc="a card seen face up, not played")
 register_event_type("claim", {"seat": "seat", "tricks": "int"}, {"final": "bool"},
                     doc="a claim, accepted (``final``: the table's scored result as an archive records it, past "
                         "the correction period)")

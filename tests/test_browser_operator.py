@@ -130,3 +130,121 @@ def _fold(events):
     from tablecam.events import parse_event
 
     return Table().feed(parse_event(e, i) for i, e in enumerate(events))
+
+
+def _post(base: str, table: str, events: list[dict], token: str = DIRECTOR) -> dict:
+    r = httpx.post(f"{base}/api/tables/{table}/events", json=events, timeout=10,
+                   headers={"Authorization": f"Bearer {token}"})
+    assert r.status_code == 200, r.text
+    return r.json()
+
+
+def test_a_camera_read_marked_uncertain_corrected_on_the_operator_page():
+    board, info = revoke_board()
+    ev = event_dicts(board)
+    cut = info["event"]
+    wrong = dict(ev[cut], source="camera", conf=0.38, uncertain=True)
+    hub = TableHub()
+    with serve_in_thread(_app(hub)) as base, sync_api.sync_playwright() as p:
+        _post(base, "t1", ev[:cut] + [wrong])
+        assert [f["status"] for f in hub.table("t1").findings if f["kind"] == "revoke"] == ["pending"]
+        browser = launch_chromium(p)
+        page = browser.new_page(viewport=TABLET, has_touch=True)
+        errors: list[str] = []
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        _open_operator(page, base, "t1", OPERATORS["t1"])
+        read = page.locator(f'#reads .read[data-index="{cut}"]')
+        read.wait_for(timeout=5_000)
+        assert page.locator("#reads-count").inner_text() == "1"
+        read.locator("input[name=value]").fill(info["held"])
+        read.locator("button[type=submit]").click()
+        page.wait_for_selector("#reads-count:text-is('0')", timeout=5_000)
+        t = hub.table("t1")
+        assert str(t.log[cut].event.get("card")) == info["card"], "the original read stays in the log"
+        fix = t.log[-1].event
+        assert fix.type == "correct" and fix.get("event") == cut and str(fix.get("card")) == info["held"]
+        assert fix.get("was") == info["card"] and fix.source == "operator"
+        steps = [f["status"] for f in t.findings if f["kind"] == "revoke"]
+        assert steps == ["pending", "withdrawn"]
+        assert {"seat": info["seat"], "card": info["held"]} in t.snapshot()["trick"]["cards"]
+        # a second uncertain read, confirmed as it was
+        nxt = dict(ev[cut + 1], source="camera", conf=0.5, uncertain=True)
+        _post(base, "t1", [nxt])
+        row = page.locator(f'#reads .read[data-index="{cut + 2}"]')
+        row.wait_for(timeout=5_000)
+        row.locator("button.confirm").click()
+        page.wait_for_selector("#reads-count:text-is('0')", timeout=5_000)
+        assert t.log[-1].event.type == "confirm" and t.log[-1].event.get("event") == cut + 2
+        assert not errors, errors
+        browser.close()
+
+
+def _transfer_board() -> tuple[list[dict], dict]:
+    """The first real board with an injected revoke for which the engine transfers tricks (Law 64A)."""
+    for skip in range(12):
+        board, info = revoke_board(skip=skip)
+        ev = event_dicts(board)
+        if any(f.kind == "trick_transfer" and f.extra.get("tricks") for f in _fold(ev)):
+            return ev, info
+    raise LookupError("no real board with a Law 64A transfer")
+
+
+def test_the_director_applies_a_law_64a_transfer_and_the_result_changes_everywhere():
+    ev, info = _transfer_board()
+    hub = TableHub()
+    with serve_in_thread(_app(hub)) as base, sync_api.sync_playwright() as p:
+        _post(base, "t1", ev)
+        t = hub.table("t1")
+        if not any(f["kind"] == "result" for f in t.findings):
+            _post(base, "t1", [{"type": "end"}])
+        transfer = next(f for f in t.findings if f["kind"] == "trick_transfer" and f["tricks"])
+        alert_id = next(a["id"] for a in hub.alerts() if a["finding_id"] == transfer["id"])
+        result = [f for f in t.findings if f["kind"] == "result"][-1]
+        n = transfer["tricks"]
+        other = 2 if n == 1 else 1
+        browser = launch_chromium(p)
+        page = browser.new_page(viewport={"width": 1280, "height": 900})
+        errors: list[str] = []
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        page.goto(base + "/#/alerts")
+        page.fill("#token", DIRECTOR)
+        page.click("#login-form button")
+        page.wait_for_selector("#conn.live", timeout=10_000)
+        page.fill("#director-name", "Anna (TD)")
+        page.dispatch_event("#director-name", "change")
+        card = page.locator(f'.alert[data-alert="{alert_id}"]')
+        card.wait_for(timeout=5_000)
+        card.locator("button", has_text="Acknowledge").click()
+        form = card.locator("form[data-rule]")
+        form.wait_for(timeout=5_000)
+        choices = form.locator("select[name=apply] option").all_inner_texts()
+        assert choices[1].startswith(f"Law 64A: transfer {n} trick") and "(as computed)" in choices[1]
+        assert any(c.startswith("Law 64B") for c in choices) and any(c.startswith("Law 64C") for c in choices)
+        form.locator("select[name=apply]").select_option(f"64A:{other}")
+        form.locator("textarea").fill(f"Law 64A: {other} trick(s) to the non-offenders.")
+        form.locator("button[type=submit]").click()
+        page.click('[data-filter="all"]')
+        ruled = page.locator(f'.alert.state-ruled[data-alert="{alert_id}"]')
+        ruled.wait_for(timeout=5_000)
+        assert "Applied to board" in ruled.inner_text()
+        applied = [e.event for e in t.log if e.event is not None and e.event.type == "director_ruling"]
+        assert len(applied) == 1 and applied[0].get("tricks") == other and applied[0].get("by") == "Anna (TD)"
+        adj = [f for f in t.findings if f["kind"] == "director_ruling"][-1]
+        declarer_revoked = (result["declarer"] in "NS") == (transfer["seat"] in "NS")
+        delta = other - n          # tricks moved beyond what the engine had moved
+        assert adj["tricks"] == result["tricks"] + (-delta if declarer_revoked else delta)
+        assert adj["original"]["tricks"] == result["tricks"]
+        # the table view lists it; the PBN download carries the adjusted Result and a note
+        page.goto(base + "/#/table/t1")
+        page.wait_for_selector("text=Director's ruling by Anna (TD)", timeout=5_000)
+        pbn = httpx.get(f"{base}/api/tables/t1/archive", params={"format": "pbn"},
+                        headers={"Authorization": f"Bearer {DIRECTOR}"}).text
+        assert f'[Result "{adj["tricks"]}"]' in pbn and "{Director's ruling by Anna (TD)" in pbn
+        # the broadcast shows it once the next board has started (the default delay)
+        _post(base, "t1", [{"type": "board", "game": "bridge", "board": 99, "dealer": "N"}])
+        bpage = browser.new_page(viewport={"width": 1280, "height": 900})
+        bpage.goto(base + "/broadcast")
+        bpage.wait_for_selector(".rulings .ruling", timeout=10_000)
+        assert f", {adj['tricks']} tricks" in bpage.locator(".rulings").inner_text()
+        assert not errors, errors
+        browser.close()
