@@ -96,9 +96,9 @@ def test_revoke_alert_live_acknowledge_and_ruling():
         card.first.locator("text=established").first.wait_for(timeout=5_000)
 
         form = card.first.locator("form[data-rule]")
-        options = form.locator("select option").all_inner_texts()
+        options = form.locator("select[name=option] option").all_inner_texts()
         assert len(options) >= 3, options                   # (no option) + the rules' options + Other
-        form.locator("select").select_option(index=1)
+        form.locator("select[name=option]").select_option(index=1)
         form.locator("textarea").fill("Revoke established; two tricks to the non-offenders at the end (Law 64A).")
         form.locator("button").click()
         page.click('[data-filter="all"]')

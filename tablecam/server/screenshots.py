@@ -118,7 +118,7 @@ def main(argv: list[str] | None = None) -> int:
             page.wait_for_selector(".frame-box svg", timeout=5000)
             form = page.locator(".alert form[data-rule]").first
             if form.count():
-                form.locator("select").select_option(index=1)
+                form.locator("select[name=option]").select_option(index=1)
                 form.locator("textarea").fill("Revoke established at trick 3; adjust at the end of play.")
             shot("alerts")
             if name == "laptop":
