@@ -21,7 +21,9 @@ def register(sub: Any) -> None:
     listen = ssub.add_parser(
         "listen", help="print the shoe's cards as deal events (JSON Lines)",
         description="Read a card shoe on any pyserial URL and print the boards it deals as an event "
-                    "log (JSON Lines) on stdout; shoe health, link notices and findings go to stderr.")
+                    "log (JSON Lines) on stdout; shoe health, link notices and findings go to stderr. "
+                    "It stops when the shoe is done (run empty, then off line for --gone-after "
+                    "seconds), or at --duration, --cards or --boards.")
     listen.add_argument("--port", required=True,
                         help="pyserial URL: /dev/ttyACM0, /dev/pts/N, socket://HOST:PORT, rfc2217://..., loop://")
     listen.add_argument("--game", required=True, choices=GAMES)
@@ -35,6 +37,11 @@ def register(sub: Any) -> None:
     listen.add_argument("--duration", type=float, help="stop after this many seconds")
     listen.add_argument("--cards", type=int, help="stop after this many cards")
     listen.add_argument("--boards", type=int, metavar="N", help="stop when the shoe has run empty N times")
+    listen.add_argument("--gone-after", type=float, default=3.0, metavar="S",
+                        help="the shoe is done when it has run empty and its line stays closed this many "
+                             "seconds (its simulator exited, its cable was unplugged): stop then (default 3)")
+    listen.add_argument("--stay", action="store_true",
+                        help="never stop because the shoe is done; wait for it to come back")
     listen.add_argument("--findings", action="store_true",
                         help="print findings as JSON Lines on stdout too (default: stderr)")
     listen.set_defaults(func=cmd_listen)
@@ -89,11 +96,24 @@ def cmd_listen(args: argparse.Namespace) -> int:
     start = time.monotonic()
     cards = 0
     emptied = 0
+    pack_out = False                  # the shoe ran empty and nothing was loaded or dealt since
+    off_line_since: float | None = None
+
+    def done() -> bool:
+        """The shoe is done: it ran empty, then its line closed and stayed closed.
+
+        Why both: a line that closes mid-pack is a pulled cable to wait out
+        (the shoe's ring buffer and RESEND cover it); after the last card of
+        the pack it is the shoe (or its simulator) going away."""
+        return (not args.stay and pack_out and off_line_since is not None
+                and time.monotonic() - off_line_since >= args.gone_after)
 
     def stop() -> bool:
         if args.duration is not None and time.monotonic() - start >= args.duration:
             return True
         if args.boards is not None and emptied >= args.boards:
+            return True
+        if done():
             return True
         return args.cards is not None and cards >= args.cards
 
@@ -101,12 +121,19 @@ def cmd_listen(args: argparse.Namespace) -> int:
     for item in driver.messages(stop):
         if isinstance(item, Health):
             _err(f"shoe health: {item.state} ({item.reason})")
+            if item.state == "disconnected":
+                off_line_since = off_line_since or time.monotonic()
+            else:
+                off_line_since = None
             continue
         if isinstance(item, Notice):
             _err(f"shoe link: {item.kind}: {item.message}")
         elif isinstance(item, ShoeMessage) and item.kind in ("HELLO", "ERROR", "SHOE_EMPTY", "SHOE_LOADED"):
             _err(f"shoe: {item.kind} {json.dumps(item.fields)}")
             emptied += item.kind == "SHOE_EMPTY"
+            pack_out = item.kind == "SHOE_EMPTY" or (pack_out and item.kind not in ("SHOE_LOADED", "HELLO"))
+        elif isinstance(item, ShoeMessage) and item.kind in ("CARD", "CARD_UNREADABLE"):
+            pack_out = False
         for res in tracker.feed(item):
             if isinstance(res, Finding):
                 line = json.dumps(res.to_dict(), ensure_ascii=False)
@@ -118,6 +145,8 @@ def cmd_listen(args: argparse.Namespace) -> int:
                 print(json.dumps(res.to_dict(), ensure_ascii=False), file=out, flush=True)
                 if res.type == "deal":
                     cards += 1
+    if done():
+        _err(f"shoe listen: the shoe ran empty and has been off line for {args.gone_after:g} s: done")
     s = driver.link.stats
     _err(f"shoe link: {s.delivered} frames delivered, {s.corrupt} corrupt, {s.duplicates} duplicates, "
          f"{s.resend_requests} resend requests, {s.lost} lost, {s.reboots} restarts")
