@@ -31,6 +31,7 @@ def register(sub: Any) -> None:
     d.add_argument("--irregularities", type=float, default=0.35,
                    help="chance of an irregularity per board (default 0.35)")
     d.add_argument("--mqtt", action="store_true", help="run through a local Mosquitto instead of in-process")
+    d.add_argument("--access-log", action="store_true", help="log one line per HTTP request on stdout")
     d.add_argument("--data-dir", default=None, help="where the event stores go (default: a temp dir)")
     d.add_argument("--no-shoe", action="store_true", help="feed deals from the simulator, not the shoe path")
     d.add_argument("--camera", action="store_true",

@@ -125,16 +125,21 @@ class LocalBroker:
 
 def run_demo(args: argparse.Namespace) -> int:
     try:
-        import uvicorn
-
         from ..server.app import create_app
         from ..server.broadcast import BroadcastDelay
         from ..server.config import websocket_impl
         from ..server.hub import TableHub
+        from ..server.listen import PortInUse, open_port, serve
     except ImportError as e:  # pragma: no cover
         log(f"the dashboard cannot start: {e}")
         return 2
 
+    try:
+        sock = open_port(args.host, args.port)   # before any table, folder or address
+    except PortInUse as e:
+        log(str(e))
+        return 2
+    args.port = sock.getsockname()[1]
     data_dir = args.data_dir or tempfile.mkdtemp(prefix="tablecam-demo-")
     os.makedirs(data_dir, exist_ok=True)
     log("DEMO MODE - no director token: anyone who can reach this port sees every hand. "
@@ -178,9 +183,10 @@ def run_demo(args: argparse.Namespace) -> int:
     log(f"dashboard http://{args.host}:{args.port}/   broadcast http://{args.host}:{args.port}/broadcast   "
         f"operator pad http://{args.host}:{args.port}/operator/{ids[0]}")
     try:
-        uvicorn.run(app, host=args.host, port=args.port, log_level="warning", ws=websocket_impl())
+        serve(app, sock, access_log=getattr(args, "access_log", False), ws=websocket_impl())
     finally:
         stop.set()
+        sock.close()
         station.stop()
         if broker:
             broker.stop()

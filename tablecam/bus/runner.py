@@ -104,12 +104,66 @@ def _run_hardware(cfg: TableConfig, node: TableNode, stop: threading.Event) -> i
     return node.store.last_seq(node.id) - before
 
 
+class BoardLines:
+    """One line on stderr per board the node finishes, so a run of minutes is never silent.
+
+    ``tablecam run --config config/table.toml`` says, as each board ends::
+
+        tablecam run: club1: board 2: 4H by N, 7 tricks; findings: revoke, penalty_card
+
+    The node hands over each event (as a listener) before that event's
+    findings (``on_findings``), so the line for a board is written when the
+    findings of its ``end`` arrive, or at the next board (or the stop) if
+    its end brought none.
+    """
+
+    def __init__(self, table_id: str, stream: Any = None) -> None:
+        self.table_id = table_id
+        self.stream = stream
+        self.board: Any = None
+        self.outcome: str | None = None
+        self.kinds: list[str] = []
+        self.ended = False
+        self.lines = 0
+
+    def event(self, event: dict[str, Any]) -> None:
+        if event.get("type") == "board":
+            self.flush()
+            self.board, self.outcome, self.kinds, self.ended = event.get("board"), None, [], False
+        elif event.get("type") == "end":
+            self.ended = True
+
+    def findings(self, findings: list[Any]) -> None:
+        for f in findings:
+            if f.kind in ("result", "score"):
+                self.outcome = f.message
+            elif f.status != "info" and f.kind not in self.kinds:
+                self.kinds.append(f.kind)
+        if self.ended:
+            self.flush()
+
+    def flush(self) -> None:
+        """Write the board's line (once), if a board was under way."""
+        if self.board is None:
+            return
+        misdealt = {"misdeal", "wrong_card_count", "duplicate_card", "missing_card"} & set(self.kinds)
+        outcome = (self.outcome or ("misdealt" if misdealt else "ended" if self.ended
+                                    else "stopped before its end")).rstrip(".")
+        found = f"; findings: {', '.join(self.kinds)}" if self.kinds else ""
+        print(f"tablecam run: {self.table_id}: board {self.board}: {outcome}{found}",
+              file=self.stream or sys.stderr, flush=True)
+        self.lines += 1
+        self.board = None
+
+
 def run_table(cfg: TableConfig, stop: threading.Event | None = None) -> int:
     path = cfg.store.path or f"data/{cfg.table.id}.sqlite"
     os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
     store = EventStore(path, durable=cfg.store.durable)
     bus = bus_from_config(cfg.bus, client_id=f"table-{cfg.table.id}", username=cfg.table.id)
-    node = TableNode(cfg.table.id, store, bus)
+    lines = BoardLines(cfg.table.id)
+    node = TableNode(cfg.table.id, store, bus, on_findings=lines.findings)
+    node.listeners.append(lines.event)
     stop = stop or threading.Event()
 
     def _term(signum: int, frame: Any) -> None:
@@ -122,12 +176,18 @@ def run_table(cfg: TableConfig, stop: threading.Event | None = None) -> int:
     if node.recovered:
         print(f"tablecam run: {cfg.table.id}: recovered {node.recovered} events from {path}", file=sys.stderr)
     shoe, camera = cfg.shoe.port, cfg.camera.source
+    boards = f"{cfg.sim.boards} board(s)" if cfg.sim.boards else "boards until stopped"
+    where = (f"simulated, {boards} at {cfg.sim.speed:g}x table speed" if shoe in ("none", "sim")
+             else f"shoe {shoe}, camera {camera}")
+    print(f"tablecam run: {cfg.table.id}: {cfg.table.game}, {where}; events stored in {path}", file=sys.stderr,
+          flush=True)
     if shoe == "none" and camera == "none":
         n = _run_simulator(cfg, node, store, stop)
     elif shoe == "sim":
         n = _run_simulated_table(cfg, node, store, stop, camera == "sim")
     else:
         n = _run_hardware(cfg, node, stop)
+    lines.flush()
     print(f"tablecam run: {cfg.table.id}: {n} events emitted, {store.last_seq(cfg.table.id)} stored",
           file=sys.stderr)
     # Give the broker a moment to acknowledge the tail of the outbox.

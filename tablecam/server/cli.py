@@ -29,15 +29,20 @@ def register(sub: Any) -> None:
     p.add_argument("--broadcast-table", action="append", dest="broadcast_tables", metavar="ID",
                    help="broadcast only these tables (repeatable; default all)")
     p.add_argument("--replay", nargs="+", metavar="FILE", default=[],
-                   help="replay event logs / PBN / LIN into the server, one table per file")
+                   help="replay event logs / PBN / LIN / table stores into the server: one table per log, "
+                        "each table of a multi-table archive on its own table")
     p.add_argument("--speed", type=float, default=1.0,
-                   help="replay speed factor (events' ts, else --interval per event; 0 = as fast as possible)")
-    p.add_argument("--interval", type=float, default=2.0,
-                   help="seconds between replayed events that carry no ts, at speed 1 (default 2)")
+                   help="replay speed factor (1 = a real table; 0 = as fast as possible)")
+    p.add_argument("--interval", type=float, default=None,
+                   help="seconds between replayed events that carry no ts, at speed 1 (default: what a real "
+                        "table takes: a card dealt 0.4 s, a call 4 s, a card played 6 s)")
     p.add_argument("--mqtt", metavar="HOST:PORT",
                    help="director station mode: subscribe to every table on this MQTT broker")
     p.add_argument("--mqtt-user", default="director",
                    help="MQTT user name (default director); the password comes from TABLECAM_MQTT_PASSWORD")
+    p.add_argument("--access-log", action="store_true",
+                   help="log one line per HTTP request on stdout, uvicorn's access log (default: none; "
+                        "errors and warnings go to stderr)")
     p.add_argument("--station-store", metavar="PATH",
                    help="the station's own event store (SQLite): rebuilds the dashboard after a restart")
     p.set_defaults(func=cmd_serve)
@@ -74,7 +79,14 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
     import threading
 
-    import uvicorn
+    from .listen import PortInUse, open_port, serve
+
+    try:
+        sock = open_port(host, port)   # before anything starts or says where to look
+    except PortInUse as e:
+        print(f"tablecam serve: {e}", file=sys.stderr)
+        return 2
+    port = sock.getsockname()[1]       # --port 0: the port the system chose
 
     from .app import create_app
     from .broadcast import BroadcastDelay
@@ -122,9 +134,10 @@ def cmd_serve(args: argparse.Namespace) -> int:
     print(f"tablecam serve: dashboard http://{host}:{port}/  broadcast http://{host}:{port}/broadcast "
           f"(delayed by {delay.describe()})", file=sys.stderr)
     try:
-        uvicorn.run(app, host=host, port=port, log_level="warning", ws=websocket_impl())
+        serve(app, sock, access_log=args.access_log, ws=websocket_impl())
     finally:
         stop.set()
+        sock.close()
         if station is not None:
             station.stop()
     return 0

@@ -148,8 +148,18 @@ def cmd_sim_video(args: argparse.Namespace) -> int:
     else:
         kw["codec"] = args.codec or ("MJPG" if avi else "h264")
         opt = SimOptions(**kw)
+    from ..progress import Progress
+
+    bar: Progress | None = None
+
+    def progress(done: int, total: int) -> None:
+        nonlocal bar
+        if bar is None:
+            bar = Progress("sim video", total, "frames", every=10.0)
+        bar.step()
+
     try:
-        truth, meta, scene = render_video(events, args.output, opt)
+        truth, meta, scene = render_video(events, args.output, opt, progress=progress)
     except (OSError, ValueError) as e:
         print(f"tablecam sim video: {e}", file=sys.stderr)
         return 2

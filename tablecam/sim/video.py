@@ -44,7 +44,7 @@ import math
 import random
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, Iterator
+from typing import Any, Callable, Iterable, Iterator
 
 import numpy as np
 
@@ -1067,8 +1067,11 @@ def random_deal_log(seed: int = 1, tricks: int = 13, game: str = "bridge", board
     return evs
 
 
-def render_video(events: Iterable[Event], out: str | Path, opt: SimOptions) -> tuple[Path, Path, Scene]:
-    """Write the video, ``<out>.truth.jsonl`` and ``<out>.meta.json``; return their paths and the scene."""
+def render_video(events: Iterable[Event], out: str | Path, opt: SimOptions,
+                 progress: Callable[[int, int], None] | None = None) -> tuple[Path, Path, Scene]:
+    """Write the video, ``<out>.truth.jsonl`` and ``<out>.meta.json``; return their paths and the scene.
+
+    ``progress(frames written, frames in all)`` is called after each frame."""
     from .encode import VideoSink
 
     out = Path(out)
@@ -1076,10 +1079,13 @@ def render_video(events: Iterable[Event], out: str | Path, opt: SimOptions) -> t
     r = Renderer(scene, opt)
     sink = VideoSink(out, opt.size, opt.fps, codec=opt.codec, bitrate_kbps=opt.bitrate_kbps)
     n = 0
+    total = int(math.ceil(scene.duration * opt.fps))
     try:
         for img in r.frames():
             sink.write(img)
             n += 1
+            if progress is not None:
+                progress(n, total)
     finally:
         sink.close()
     truth = out.with_suffix(".truth.jsonl")

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import importlib
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -142,7 +143,11 @@ def cmd_detect(args) -> int:
     except Exception as e:  # missing or broken model: nothing can be read
         print(f"tablecam detect: cannot load the model: {e}", file=sys.stderr)
         return 2
+    from ..progress import Progress
+
     rc = 0
+    # several images take a while (about a second each): say how far it got, on stderr
+    progress = Progress("detect", len(args.images), "images") if len(args.images) > 1 else None
     for path in args.images:
         rec: dict = {"image": path, "cards": []}
         try:
@@ -162,6 +167,8 @@ def cmd_detect(args) -> int:
             rc = 1
         sys.stdout.write(json.dumps(rec) + "\n")
         sys.stdout.flush()
+        if progress is not None:
+            progress.step(note=os.path.basename(path))
     return rc
 
 
