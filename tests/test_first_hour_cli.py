@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -162,3 +163,53 @@ def test_camera_on_a_photo_says_it_is_not_a_video():
     r = tablecam("camera", "--source", str(PHOTO), timeout=180)
     assert r.returncode == 2 and "Traceback" not in r.stderr
     assert "not a video" in r.stderr and "never calibrated" not in r.stderr
+
+
+# -- long commands say how far they are ------------------------------------------------------------
+def test_tablecam_run_prints_a_line_per_board(tmp_path):
+    cfg = tmp_path / "table.toml"
+    cfg.write_text(f"""
+[table]
+id = "club7"
+game = "bridge"
+[bus]
+kind = "inproc"
+[store]
+path = "{tmp_path / 'club7.sqlite'}"
+[shoe]
+port = "none"
+[camera]
+source = "none"
+[sim]
+boards = 4
+speed = 10000.0
+seed = 1
+irregularities = 1.0
+""")
+    r = tablecam("run", "--config", str(cfg), timeout=180)
+    assert r.returncode == 0, r.stderr
+    lines = r.stderr.splitlines()
+    assert lines[0].startswith("tablecam run: club7: bridge, simulated, 4 board(s)")
+    boards = [x for x in lines if re.match(r"tablecam run: club7: board \d+: ", x)]
+    assert [re.match(r".*board (\d+):", x).group(1) for x in boards if "misdealt" not in x] == ["1", "2", "3", "4"]
+    assert any("findings: " in x for x in boards) and all(" by " in x or "misdealt" in x or "Passed out" in x
+                                                          for x in boards)
+
+
+@pytest.mark.skipif(not PHOTO.exists(), reason="needs the real photos in shared/data")
+def test_detect_on_several_images_reports_progress_on_stderr():
+    photos = sorted(PHOTO.parent.glob("*.JPG"))[:3]
+    r = tablecam("detect", *map(str, photos), "--json", timeout=600)
+    assert r.returncode == 0, r.stderr
+    assert len(r.stdout.splitlines()) == 3                      # stdout stays the JSON Lines
+    assert "detect: 1/3 images" in r.stderr and "detect: 3/3 images, done in" in r.stderr
+    one = tablecam("detect", str(photos[0]), "--json", timeout=600)
+    assert "detect:" not in one.stderr                          # one image: nothing to count
+
+
+def test_sim_video_reports_progress_on_stderr(tmp_path):
+    r = tablecam("sim", "video", "--random", "7", "--tricks", "1", "--fps", "5", "-o", str(tmp_path / "t.mp4"),
+                 timeout=600)
+    assert r.returncode == 0, r.stderr
+    assert re.search(r"sim video: 1/\d+ frames", r.stderr)
+    assert re.search(r"sim video: (\d+)/\1 frames, done in", r.stderr)
