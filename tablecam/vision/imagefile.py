@@ -63,14 +63,45 @@ def jpeg_cut_short(path: str | Path) -> bool:
     return False
 
 
+MAX_PIXELS = 100_000_000
+"""The largest picture read (100 megapixels, 300 MB decoded).  A phone's photo
+has 12-50; the size is read from the file's header before anything is
+decoded, because a 1.2 MB PNG can say 20000 x 20000 and take 2.4 GB."""
+
+
+def pixel_size(path: str | Path) -> tuple[int, int | None] | None:
+    """``(width, height)`` from the file's header (nothing decoded), or None
+    if Pillow cannot tell (a format it does not know).  Past Pillow's own
+    bomb limit Pillow says only the pixel count: ``(pixels, None)``."""
+    import re
+    import warnings
+
+    from PIL import Image
+
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", Image.DecompressionBombWarning)
+            with Image.open(path) as im:
+                return im.size
+    except Image.DecompressionBombError as e:   # "Image size (400000000 pixels) exceeds limit of ..."
+        m = re.search(r"\((\d+) pixels\)", str(e))
+        return (int(m.group(1)), None) if m else None
+    except Exception:
+        return None
+
+
 def read_photo(path: str | Path):
     """``(image, warning)``: the picture as OpenCV BGR, and a warning when
     it decoded only in part (None otherwise).  Raises ValueError with the
     reason when nothing can be read ("no such file", "not a readable
-    image file")."""
+    image file", "picture too large")."""
     import cv2
 
     p = Path(path)
+    size = pixel_size(p) if p.is_file() else None
+    if size is not None and size[0] * (size[1] or 1) > MAX_PIXELS:
+        said = f"{size[0]} x {size[1]}" if size[1] else f"{size[0]}"
+        raise ValueError(f"picture too large: {said} pixels (at most {MAX_PIXELS // 1_000_000} megapixels are read)")
     img = cv2.imread(str(p), cv2.IMREAD_COLOR) if p.is_file() else None
     if img is None:
         raise ValueError("not a readable image file" if p.exists() else "no such file")
@@ -79,4 +110,4 @@ def read_photo(path: str | Path):
     return img, warning
 
 
-__all__ = ["ends_with_jpeg_end", "jpeg_cut_short", "read_photo"]
+__all__ = ["MAX_PIXELS", "ends_with_jpeg_end", "jpeg_cut_short", "pixel_size", "read_photo"]
