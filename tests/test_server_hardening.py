@@ -214,3 +214,85 @@ def test_a_chunked_body_is_bounded_like_a_declared_one(client):
         r = client.post(path, content=chunks(), headers={**AUTH, "Content-Type": "application/x-ndjson"})
         assert r.status_code == 413, (path, r.status_code)
     assert client.get("/api/tables/t9", headers=AUTH).status_code == 404, "nothing of it was folded"
+
+
+# -- item 7: memory ------------------------------------------------------------------------
+def test_a_long_pbn_tag_costs_memory_in_proportion_to_its_length():
+    """A 2 MB tag value took about 340 MB of the regex engine's backtracking stack."""
+    import tracemalloc
+
+    from tablecam.archive.pbn import pbn_games
+
+    value = "x" * 2_000_000 + '\\"quoted\\"' * 100
+    text = f'[Event "{value}"]\n[Board "1"]\n[Dealer "N"]\n'
+    tracemalloc.start()
+    try:
+        games = list(pbn_games(text))
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert games[0].tags["Event"] == value.replace('\\"', '"') and games[0].tags["Board"] == "1"
+    assert peak < 10 * len(text), f"{peak / 1e6:.0f} MB for a {len(text) / 1e6:.0f} MB file"
+
+
+def _huge_png(path, width: int, height: int) -> None:
+    """A real, complete grayscale PNG of ``width`` x ``height`` black pixels, written row by row."""
+    import struct
+    import zlib
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+
+    z = zlib.compressobj(9)
+    row = b"\x00" * (width + 1)            # filter byte + one byte a pixel
+    idat = b"".join(z.compress(row) for _ in range(height)) + z.flush()
+    path.write_bytes(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 8, 0, 0, 0, 0))
+                     + chunk(b"IDAT", idat) + chunk(b"IEND", b""))
+
+
+def test_detect_refuses_a_picture_of_too_many_pixels_before_decoding_it(tmp_path):
+    """A 20000 x 20000 PNG is a few hundred KB on disk and 1.2 GB decoded as colour."""
+    import time
+
+    from tablecam.vision.imagefile import read_photo
+
+    png = tmp_path / "bomb.png"
+    _huge_png(png, 20_000, 20_000)
+    assert png.stat().st_size < 2_000_000
+    t0 = time.perf_counter()
+    with pytest.raises(ValueError, match=r"picture too large: 400000000 pixels"):
+        read_photo(png)
+    assert time.perf_counter() - t0 < 1.0, "refused from the header, not after decoding"
+    _huge_png(png, 12_000, 9_000)                                        # 108 megapixels
+    with pytest.raises(ValueError, match=r"picture too large: 12000 x 9000 pixels"):
+        read_photo(png)
+    small = tmp_path / "small.png"
+    _huge_png(small, 64, 48)
+    img, warning = read_photo(small)
+    assert img.shape == (48, 64, 3) and warning is None
+
+
+def test_serve_replay_of_two_files_with_the_same_long_table_id_makes_two_tables(tmp_path):
+    """Two names that both give the same 64-character table id used to loop for ever at start-up."""
+    import threading
+
+    from tablecam.server.hub import TableHub
+    from tablecam.server.replayer import start_replays
+
+    paths = []
+    for room in ("a", "b"):
+        d = tmp_path / room
+        d.mkdir()
+        p = d / ("closed-room-of-the-championship-final-" + "x" * 40 + ".jsonl")
+        p.write_text('{"type": "board", "game": "bridge", "board": 3, "dealer": "S"}\n')
+        paths.append(str(p))
+    hub = TableHub()
+    done = threading.Event()
+    box: list = []
+    th = threading.Thread(target=lambda: (box.append(start_replays(hub, paths, speed=0)), done.set()), daemon=True)
+    th.start()
+    assert done.wait(10), "start_replays did not return"
+    for t in box[0]:
+        t.join(10)
+    ids = sorted(hub.tables)
+    assert len(ids) == 2 and all(len(i) <= 64 for i in ids) and ids[0] != ids[1]
