@@ -10,9 +10,10 @@ import pytest
 import schemathesis
 from hypothesis import HealthCheck, settings
 from schemathesis.checks import not_a_server_error
+from schemathesis.specs.openapi.checks import response_schema_conformance, status_code_conformance
 
 from tablecam.server.app import create_app
-from tablecam.server.hub import TableHub
+from tablecam.server.hub import TABLE_ID, TableHub
 
 TOKEN = "fuzz-director-token-42"
 AUTH = {"Authorization": f"Bearer {TOKEN}"}
@@ -55,8 +56,28 @@ def test_no_server_errors_without_token(case):
         assert response.status_code == 401 or (guessed and response.status_code == 429)
 
 
+@schema.parametrize()
+@settings(max_examples=6, **SETTINGS)
+def test_every_answer_is_one_the_schema_lists(case):
+    """401, 404, 413, 422 and 429 are published with their bodies; a ``table_id`` has its pattern."""
+    case.call_and_validate(headers=AUTH, checks=[not_a_server_error, status_code_conformance,
+                                                  response_schema_conformance])
+
+
+def test_schema_publishes_the_error_answers_and_the_table_id_pattern():
+    ops = APP.openapi()["paths"]
+    table = ops["/api/tables/{table_id}"]["get"]
+    assert {"401", "404", "422", "429"} <= set(table["responses"])
+    assert {"401", "413", "400"} <= set(ops["/api/tables/{table_id}/events"]["post"]["responses"])
+    param = next(p for p in table["parameters"] if p["name"] == "table_id")
+    assert param["schema"]["pattern"] == TABLE_ID.pattern
+    detail = APP.openapi()["components"]["schemas"]["ValidationProblem"]["properties"]["detail"]
+    assert {"string"} <= {alt.get("type") for alt in detail["anyOf"]}, "a 422 detail may be a sentence"
+
+
 @pytest.mark.slow
 @schema.parametrize()
 @settings(max_examples=300, **SETTINGS)
 def test_no_server_errors_big_run(case):
-    case.call_and_validate(headers=AUTH, checks=[not_a_server_error])
+    case.call_and_validate(headers=AUTH, checks=[not_a_server_error, status_code_conformance,
+                                                  response_schema_conformance])

@@ -9,10 +9,11 @@ from fastapi import APIRouter, Depends, HTTPException, Query
 
 from ..hub import TABLE_ID
 from ..rulings import apply_ruling
+from . import responses as R
 from .deps import DIRECTOR, Station, station
 from .models import AckIn, RulingIn
 
-router = APIRouter(tags=["director"], dependencies=DIRECTOR)
+router = APIRouter(tags=["director"], dependencies=DIRECTOR, responses=R.DIRECTOR)
 
 TableId = Query(None, pattern=TABLE_ID.pattern)
 
@@ -30,18 +31,20 @@ def alerts(state: Literal["open", "acknowledged", "ruled"] | None = None,
     return {"now": time.time(), "alerts": st.hub.alerts(state, table)}
 
 
-@router.get("/api/alerts/{alert_id}", summary="One alert with evidence")
+@router.get("/api/alerts/{alert_id}", responses=R.NOT_FOUND, summary="One alert with evidence")
 def alert(alert_id: int, st: Station = Depends(station)) -> dict[str, Any]:
     return _known_alert(st, alert_id)
 
 
-@router.post("/api/alerts/{alert_id}/acknowledge", summary="Acknowledge an alert")
+@router.post("/api/alerts/{alert_id}/acknowledge", responses={**R.NOT_FOUND, **R.TOO_LARGE, **R.BAD_BODY},
+             summary="Acknowledge an alert")
 def acknowledge(alert_id: int, body: AckIn, st: Station = Depends(station)) -> dict[str, Any]:
     _known_alert(st, alert_id)
     return st.hub.acknowledge(alert_id, body.by)
 
 
-@router.post("/api/alerts/{alert_id}/ruling", summary="Record the director's ruling (and apply it to the board)")
+@router.post("/api/alerts/{alert_id}/ruling", responses={**R.NOT_FOUND, **R.TOO_LARGE, **R.BAD_BODY},
+             summary="Record the director's ruling (and apply it to the board)")
 def ruling(alert_id: int, body: RulingIn, st: Station = Depends(station)) -> dict[str, Any]:
     alert = _known_alert(st, alert_id)
     if body.apply is None:

@@ -8,14 +8,15 @@ from fastapi import APIRouter, Depends, HTTPException, Query
 from fastapi.responses import Response
 
 from ..services.exports import download, session_download
-from .deps import DIRECTOR, Station, known_table, station
+from . import responses as R
+from .deps import DIRECTOR, Station, TableIdPath, known_table, station
 
-router = APIRouter(tags=["archive"], dependencies=DIRECTOR)
+router = APIRouter(tags=["archive"], dependencies=DIRECTOR, responses={**R.DIRECTOR, **R.UNAVAILABLE})
 
 
-@router.get("/api/tables/{table_id}/archive",
+@router.get("/api/tables/{table_id}/archive", responses=R.NOT_FOUND,
             summary="Download a table's session, or one board, as PBN, LIN or JSON Lines")
-def table_archive(table_id: str, format: Literal["pbn", "lin", "jsonl"] = "pbn",
+def table_archive(table_id: str = TableIdPath, format: Literal["pbn", "lin", "jsonl"] = "pbn",
                   board: str | None = Query(None, max_length=20, pattern=r"^[A-Za-z0-9_.-]+$"),
                   st: Station = Depends(station)) -> Response:
     known_table(st.hub, table_id)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any, Callable
 
-from fastapi import Depends, HTTPException, Request
+from fastapi import Depends, HTTPException, Path, Request
 from fastapi.security import HTTPBearer
 from starlette.requests import HTTPConnection
 
@@ -58,6 +58,9 @@ def director(request: Request, _cred: Any = Depends(bearer)) -> None:
 
 
 DIRECTOR = [Depends(director)]
+
+TableIdPath: Any = Path(pattern=TABLE_ID.pattern, max_length=64,
+                        description="the table id: letters, digits, '.', '_' or '-', at most 64")
 
 
 def operator_of(conn: HTTPConnection) -> str | None:

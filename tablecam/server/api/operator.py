@@ -8,6 +8,7 @@ from typing import Any
 from fastapi import APIRouter, Depends
 from fastapi.responses import HTMLResponse
 
+from . import responses as R
 from .deps import DIRECTOR, Station, station, valid_table
 from .pages import page
 
@@ -19,7 +20,7 @@ def dashboard_page() -> HTMLResponse:
     return page("index.html")
 
 
-@router.get("/api/whoami", tags=["director"], dependencies=DIRECTOR, summary="Check the director token")
+@router.get("/api/whoami", tags=["director"], dependencies=DIRECTOR, responses=R.DIRECTOR, summary="Check the director token")
 def whoami(st: Station = Depends(station)) -> dict[str, Any]:
     return {"director": True, "insecure_demo": st.insecure_demo, "broadcast_delay": st.delay.describe()}
 

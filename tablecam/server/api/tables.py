@@ -11,11 +11,12 @@ from starlette.concurrency import run_in_threadpool
 
 from ..services.delivery import deliver, stamp
 from ..services.uploads import event_items, frame_image
-from .deps import DIRECTOR, Station, known_table, operator_of, station, valid_table
+from . import responses as R
+from .deps import DIRECTOR, Station, TableIdPath, known_table, operator_of, station
 from .errors import MAX_BODY
 from .models import INGEST_BODY, FrameIn, HealthIn
 
-router = APIRouter(tags=["director"], dependencies=DIRECTOR)
+router = APIRouter(tags=["director"], dependencies=DIRECTOR, responses=R.DIRECTOR)
 
 INLINE_ITEMS = 200
 """Uploads up to this many items are folded on the event loop; bigger ones in a worker thread."""
@@ -26,8 +27,8 @@ def tables(st: Station = Depends(station)) -> dict[str, Any]:
     return {"now": time.time(), "tables": st.hub.summaries()}
 
 
-@router.get("/api/tables/{table_id}", summary="One table: summary, state of the board in progress, findings")
-def table(table_id: str, st: Station = Depends(station)) -> dict[str, Any]:
+@router.get("/api/tables/{table_id}", responses=R.NOT_FOUND, summary="One table: summary, state of the board in progress, findings")
+def table(table_id: str = TableIdPath, st: Station = Depends(station)) -> dict[str, Any]:
     hub = st.hub
     with hub.lock:
         t = known_table(hub, table_id)
@@ -35,8 +36,8 @@ def table(table_id: str, st: Station = Depends(station)) -> dict[str, Any]:
                 "findings": t.findings[-200:], "alerts": hub.alerts(table=table_id)}
 
 
-@router.get("/api/tables/{table_id}/events", summary="The table's event log (paged)")
-def table_events(table_id: str, since: int = Query(0, ge=0, le=10**9),
+@router.get("/api/tables/{table_id}/events", responses=R.NOT_FOUND, summary="The table's event log (paged)")
+def table_events(table_id: str = TableIdPath, since: int = Query(0, ge=0, le=10**9),
                  limit: int = Query(500, ge=1, le=5000), st: Station = Depends(station)) -> dict[str, Any]:
     with st.hub.lock:
         t = known_table(st.hub, table_id)
@@ -44,12 +45,11 @@ def table_events(table_id: str, since: int = Query(0, ge=0, le=10**9),
                 "events": [e.to_dict() for e in t.log[since:since + limit]]}
 
 
-@router.post("/api/tables/{table_id}/events", openapi_extra=INGEST_BODY,
+@router.post("/api/tables/{table_id}/events", openapi_extra=INGEST_BODY, responses={**R.TOO_LARGE, **R.BAD_BODY},
              summary="Fold events into a table (replay a log into the running server)")
-async def ingest(table_id: str, request: Request,
+async def ingest(request: Request, table_id: str = TableIdPath,
                  close: bool = Query(False, description="finish the board in progress afterwards"),
                  st: Station = Depends(station)) -> dict[str, Any]:
-    valid_table(table_id)
     raw = await request.body()
     if len(raw) > MAX_BODY:
         raise HTTPException(413, f"request body larger than {MAX_BODY} bytes")
@@ -67,9 +67,8 @@ async def ingest(table_id: str, request: Request,
     return {"table": table_id, "received": len(items), **done}
 
 
-@router.post("/api/tables/{table_id}/health", summary="Report shoe or camera health for a table")
-def health(table_id: str, body: HealthIn, st: Station = Depends(station)) -> dict[str, Any]:
-    valid_table(table_id)
+@router.post("/api/tables/{table_id}/health", responses={**R.TOO_LARGE, **R.BAD_BODY}, summary="Report shoe or camera health for a table")
+def health(body: HealthIn, table_id: str = TableIdPath, st: Station = Depends(station)) -> dict[str, Any]:
     try:
         st.hub.set_health(table_id, body.source, body.status, body.detail)
     except OverflowError as e:
@@ -77,10 +76,9 @@ def health(table_id: str, body: HealthIn, st: Station = Depends(station)) -> dic
     return {"table": table_id, "source": body.source, "status": body.status}
 
 
-@router.post("/api/tables/{table_id}/frames",
+@router.post("/api/tables/{table_id}/frames", responses={**R.TOO_LARGE, **R.BAD_BODY},
              summary="A camera frame with its recognised cards (evidence for alerts at that moment)")
-def add_frame(table_id: str, body: FrameIn, st: Station = Depends(station)) -> dict[str, Any]:
-    valid_table(table_id)
+def add_frame(body: FrameIn, table_id: str = TableIdPath, st: Station = Depends(station)) -> dict[str, Any]:
     raw, media = frame_image(body.image)
     try:
         fid = st.hub.add_frame(table_id, raw, [d.model_dump() for d in body.cards], media, body.width, body.height)
@@ -89,7 +87,7 @@ def add_frame(table_id: str, body: FrameIn, st: Station = Depends(station)) -> d
     return {"table": table_id, "frame": fid}
 
 
-@router.get("/api/frames/{frame_id}", summary="A kept camera frame (image)", response_class=Response)
+@router.get("/api/frames/{frame_id}", responses=R.NOT_FOUND, summary="A kept camera frame (image)", response_class=Response)
 def get_frame(frame_id: int, st: Station = Depends(station)) -> Response:
     fr = st.hub.frame(frame_id)
     if fr is None:
