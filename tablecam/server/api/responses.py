@@ -37,6 +37,7 @@ def _r(description: str, model: type[BaseModel] = Problem) -> dict[str, Any]:
 
 
 UNAUTHORIZED = {401: _r("No director token, or a wrong one")}
+FORBIDDEN = {403: _r("A table operator's token, used beyond its own table")}
 TOO_MANY = {429: _r("Too many requests (public rate limit), or too many wrong tokens from this address")}
 NOT_FOUND = {404: _r("No such table, alert, frame or board")}
 TOO_LARGE = {413: _r("The request body is larger than 8 MiB")}
@@ -44,6 +45,6 @@ BAD_BODY = {400: _r("The body is not valid JSON (NaN and Infinity are not JSON)"
 INVALID = {422: _r("Validation failed", ValidationProblem)}
 UNAVAILABLE = {503: _r("This build has no writer for the format")}
 
-DIRECTOR = {**UNAUTHORIZED, **TOO_MANY, **INVALID}
+DIRECTOR = {**UNAUTHORIZED, **FORBIDDEN, **TOO_MANY, **INVALID}
 """What any director route may answer besides its own result."""
 PUBLIC = {**TOO_MANY, **INVALID}
