@@ -181,7 +181,7 @@ function renderGrid() {
     const t = S.tables.get(id);
     const since = t.last_event_at ? now() - t.last_event_at : null;
     return `<div class="${tileClass(t)}" data-table="${esc(id)}" role="button" tabindex="0" aria-label="table ${esc(id)}">
-      <div class="head"><span class="name">${esc(id)}</span><span class="game">${esc(t.game || "no game")}</span></div>
+      <div class="head"><span class="name" title="${esc(id)}">${esc(id)}</span><span class="game">${esc(t.game || "no game")}</span></div>
       <div class="big">Board <b>${esc(t.board ?? "\u2013")}</b> \u00b7 dealer ${esc(t.dealer || "\u2013")} \u00b7 <b>${esc(t.phase || "")}</b></div>
       <div class="big">${t.contract ? "Contract " + contractHTML(t.contract) + (t.declarer ? " by " + esc(t.declarer) : "") : "&nbsp;"}</div>
       <div class="meta"><span class="since" data-at="${t.last_event_at || ""}">last event ${since === null ? "never" : ago(since) + " ago"}</span>
@@ -304,7 +304,7 @@ function renderFindings() {
   const el = $("#findings");
   if (!el) return;
   el.innerHTML = S.tableFindings.slice(-100).map(f =>
-    `<div class="${f.status === "info" ? "" : "found"}">board ${esc(f.board)} ${esc(f.kind)}${f.seat ? " " + esc(f.seat) : ""}: ${esc(f.message)} [${esc(f.rule)}]</div>`).join("");
+    `<div class="${f.status === "info" ? "" : "found"}">board ${esc(f.board)} ${esc(f.kind)}${f.seat ? " " + esc(f.seat) : ""}: ${ruleTextHTML(f.message)} <span class="muted">[${esc(f.rule)}]</span></div>`).join("");
   el.scrollTop = el.scrollHeight;
 }
 
@@ -391,9 +391,9 @@ function alertHTML(a) {
     <div class="title"><span class="pill ${esc(a.state)}">${esc(a.state)}</span><span class="kind">${esc(String(a.kind || "").replace(/_/g, " "))}</span>
       <span class="where">table <b>${esc(a.table)}</b> \u00b7 board <b>${esc(a.board ?? "\u2013")}</b>${a.seat ? " \u00b7 seat <b>" + esc(a.seat) + "</b>" : ""}${a.trick ? " \u00b7 trick <b>" + esc(a.trick) + "</b>" : ""}</span>
       <span class="muted">${esc(a.severity)} \u00b7 ${clock(a.found_at)} \u00b7 ${esc(a.status || "")}</span></div>
-    <div class="msg">${esc(a.message)}</div>${rule}
-    ${a.options && a.options.length ? `<div><b>Options:</b> ${a.options.map(esc).join(" \u00b7 ")}</div>` : ""}
-    ${a.remedy ? `<div><b>Remedy:</b> ${esc(a.remedy)}</div>` : ""}
+    <div class="msg">${ruleTextHTML(a.message)}</div>${rule}
+    ${a.options && a.options.length ? `<div><b>Options:</b> ${a.options.map(ruleTextHTML).join(" \u00b7 ")}</div>` : ""}
+    ${a.remedy ? `<div><b>Remedy:</b> ${ruleTextHTML(a.remedy)}</div>` : ""}
     <details><summary>Evidence: ${(a.evidence || []).length} events up to #${esc(trig ?? "?")} (highlighted: the events the finding cites)${a.frame ? " and the camera frame" : ""}</summary>
       <div class="evidence-wrap"><div class="evidence">${evidence}</div>
       ${a.frame ? `<figure class="frame" data-frame="${esc(a.frame.id)}"><div class="frame-box"></div>

@@ -114,17 +114,46 @@ function eventText(e) {
   return `#${e.index} ${clock(e.at)} ${e.type}${e.source ? " [" + e.source + "]" : ""} ${parts.join(" ")}`;
 }
 
-// One event as a readable line, with card symbols (for the evidence list).
+const CARD_RE = /^(?:[SHDC](?:[AKQJT98765432]|10)|JK)$/;
+
+// A list of cards (a turned trick, a discard) with symbols, each with its seat where the event names them.
+function cardsHTML(cards, seats) {
+  return cards.map((c, i) => (seats && seats[i] ? `${esc(seats[i])}\u00a0` : "") + cardHTML(c)).join(" ");
+}
+
+// One event as a readable line, with card symbols (for the evidence list and the event log).
 function eventHTML(e) {
   const skip = new Set(["index", "at", "type", "ts", "source", "card", "seat", "to", "call"]);
-  let s = `<span class="muted">#${esc(e.index)} ${esc(clock(e.at))}</span> <b>${esc(e.type)}</b>`;
+  let s = `<span class="muted">#${esc(e.index)} ${esc(clock(e.at))}</span> <b>${esc(String(e.type).replace(/_/g, " "))}</b>`;
   if (e.seat) s += ` ${esc(e.seat)}`;
   if (e.to) s += ` \u2192 ${esc(e.to)}`;
   if (e.card) s += ` ${cardHTML(e.card)}`;
   if (e.call) s += ` ${callHTML(e.call)}`;
-  for (const k of Object.keys(e)) if (!skip.has(k)) s += ` <span class="muted">${esc(k)}=${esc(typeof e[k] === "object" ? JSON.stringify(e[k]) : e[k])}</span>`;
+  const isCards = v => Array.isArray(v) && v.length && v.every(c => CARD_RE.test(String(c)));
+  if (isCards(e.cards)) {   // trick_turned, discards, purchases: the cards, not a JSON list
+    skip.add("cards");
+    const seats = Array.isArray(e.seats) && e.seats.length === e.cards.length ? e.seats : null;
+    if (seats) skip.add("seats");
+    if (Number.isInteger(e.trick)) { skip.add("trick"); s += ` trick ${esc(e.trick)}:`; }
+    s += ` ${cardsHTML(e.cards, seats)}`;
+  }
+  for (const k of Object.keys(e)) {
+    if (skip.has(k)) continue;
+    const v = e[k];
+    const text = isCards(v) ? cardsHTML(v) : esc(Array.isArray(v) ? v.join(" ") : typeof v === "object" ? JSON.stringify(v) : v);
+    s += ` <span class="muted">${esc(k)}</span> ${text}`;
+  }
   if (e.source) s += ` <span class="muted">[${esc(e.source)}]</span>`;
   return s;
+}
+
+// A director's text (a finding's message, options, remedy) with the suit symbols the rest of the page uses:
+// cards (H2, ST -> \u26652, \u266010), bids and contracts (3C, 4SX -> 3\u2663, 4\u2660X; 3N -> 3NT). Escaped first.
+function ruleTextHTML(text) {
+  return esc(text)
+    .replace(/\b([1-7])([CDHS])(X{0,2})\b/g, (m, n, s, x) => `${n}<span class="suit-${s}">${SUIT_SYM[s]}</span>${x}`)
+    .replace(/\b([1-7])N(?:T)?(X{0,2})\b/g, (m, n, x) => `${n}NT${x}`)
+    .replace(/\b([SHDC])([AKQJT98765432])\b/g, (m, s, r) => cardHTML(s + r, "inline"));
 }
 
 // Tricks won, whatever the game keys them by (NS/EW in bridge, seats in Vira).
