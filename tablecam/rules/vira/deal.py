@@ -27,9 +27,9 @@ other pack. Without ``pack`` fields a duplicate card is the evidence.
 
 from __future__ import annotations
 
-from ... import kinds
 from typing import TYPE_CHECKING, Any
 
+from ... import kinds
 from ...cards import Card, Seat
 from ...events import Event
 from ...findings import bad_event

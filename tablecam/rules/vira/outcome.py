@@ -6,9 +6,9 @@ tricks do (D.10). Money comes from :mod:`.settle` and the bid table.
 
 from __future__ import annotations
 
-from ... import kinds
 from typing import Any
 
+from ... import kinds
 from ...cards import parse_seat
 from ...events import Event
 from ...findings import bad_event

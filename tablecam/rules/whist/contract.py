@@ -10,10 +10,10 @@ the rule table (``paahaeng.<name>.trump``): the declarer, the partner
 
 from __future__ import annotations
 
+from ... import kinds
 from ...cards import Card, Seat
 from ...events import Event
 from ...findings import Finding, bad_event
-from ... import kinds
 from ..pidro import parse_suit
 from .bids import is_nolo
 

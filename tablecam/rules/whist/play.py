@@ -11,10 +11,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from ... import kinds
 from ...cards import Card, Seat
 from ...events import Event
 from ...findings import Finding, bad_event
-from ... import kinds
 from ..tricks import Trick, trick_winner
 from .bids import is_nolo
 
