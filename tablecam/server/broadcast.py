@@ -9,8 +9,9 @@ known by its game and number, not by where it stands in one table's log: a
 restarted table node deals the same board again, a team match's other room
 plays it later, a PBN file holds one board from several tables). The public
 API, WebSocket and page are built from this fold alone, through a whitelist
-of fields (:data:`PUBLIC_FIELDS`), so engine extras and findings never reach
-a spectator's phone.
+of fields (:data:`PUBLIC_FIELDS`; of a finished board only its claim and its
+result, :func:`public_claim`, :func:`public_outcome`), so engine extras and
+findings never reach a spectator's phone.
 
 >>> from tablecam.server.hub import TableHub
 >>> hub = TableHub()
@@ -127,13 +128,21 @@ class DelayedTable:
         self.version = 0
         self.board_event: Any = None
         self.rulings: list[dict[str, Any]] = []   # adjusted results the director applied, as released
+        self.claim: dict[str, Any] | None = None  # the board's claim, as released
+        self.outcome: dict[str, Any] | None = None  # the board's result (bridge) or score (the Nordic games)
 
     def apply(self, event: Any) -> None:
         if event.type == "board":
             self.board_event = event
+            self.claim = self.outcome = None
+        elif event.type == "claim":
+            self.claim = public_claim(event)
         for f in self.table.apply(event):
             if f.kind == "director_ruling" and f.extra.get("adjusted"):
                 self.rulings.append(public_ruling(f))
+            elif f.kind in ("result", "score") and self.board_event is not None \
+                    and f.board == self.board_event.get("board"):
+                self.outcome = public_outcome(f)
 
     def state(self) -> dict[str, Any]:
         b = self.table.board
@@ -163,9 +172,30 @@ class DelayedTable:
             if k in snap:
                 out[k] = snap[k]
         out.setdefault("phase", "unknown")
+        if self.claim is not None:
+            out["claim"] = self.claim
+        if self.outcome is not None:
+            out["result"] = self.outcome
         if self.rulings:
             out["rulings"] = self.rulings[-RULINGS_SHOWN:]
         return out
+
+
+def public_claim(event: Any) -> dict[str, Any]:
+    """A claim as the public sees it: who claimed how many tricks for his side (the contract's words)."""
+    seat = event.get("seat")
+    return {"seat": str(seat) if seat is not None else None, "tricks": event.get("tricks")}
+
+
+OUTCOME_FIELDS = ("contract", "declarer", "tricks", "complete")
+"""What a spectator sees of a board's result besides its sentence (never the engine's other extras)."""
+
+
+def public_outcome(f: Any) -> dict[str, Any]:
+    """The board's result (bridge, Law 79A) or score (Vira, Pidro, whist) for the public:
+    the director's one-line sentence and, for bridge, contract, declarer and tricks."""
+    e = f.extra
+    return {"text": f.message, **{k: e[k] for k in OUTCOME_FIELDS if k in e}}
 
 
 RULINGS_SHOWN = 20

@@ -48,7 +48,7 @@ function render() {
     <div class="compass">
       <div class="a">${st.auction && st.auction.length ? `<div class="bauction"><h3>Auction</h3>${auctionHTML(st.auction, st.dealer, st.game)}</div>` : ""}</div>
       <div class="n">${h("N")}</div>
-      <div class="x"><div class="tricksum">Tricks: ${wonHTML(tw)}<br><span class="muted">${esc(st.phase || "")}</span></div>
+      <div class="x"><div class="tricksum">Tricks: ${wonHTML(tw)}<br><span class="muted">${esc(st.phase || "")}</span>${outcomeHTML(st)}</div>
       ${all.length ? `<div class="stepper"><button data-step="prev" aria-label="previous trick">\u25c0</button>
         <button data-step="next" aria-label="next trick">\u25b6</button><br>
         <button data-step="replay" class="${B.timer ? "on" : ""}">Replay from trick 1</button><br>
@@ -56,6 +56,23 @@ function render() {
       <div class="w">${h("W")}</div>
       <div class="t">${trickHTML(cur, n ? "trick " + n : "")}</div><div class="e">${h("E")}</div><div class="s">${h("S")}</div></div>
     ${rulingsHTML(st.rulings)}`;
+}
+
+// How the board ended: a claim (the cards still in hand were not played) and the result.
+function outcomeHTML(st) {
+  let s = "";
+  if (st.claim) {
+    s += `<div class="claim">Claim: <b>${esc(st.claim.seat || "?")}</b> claims ${esc(st.claim.tricks)} trick${st.claim.tricks === 1 ? "" : "s"} for ${["N", "S"].includes(st.claim.seat) ? "NS" : "EW"}` +
+      (st.phase === "finished" ? `<br><span class="muted">accepted; the cards left in hand were not played</span>` : "") + "</div>";
+  }
+  const r = st.result;
+  if (r) {
+    const line = r.contract && r.contract !== "Pass" && r.declarer
+      ? `${contractHTML(r.contract)} by ${esc(r.declarer)}${r.tricks === null || r.tricks === undefined ? "" : ", " + esc(r.tricks) + " tricks"}`
+      : ruleTextHTML(r.text || "");
+    s += `<div class="result">Result: <b>${line}</b></div>`;
+  }
+  return s;
 }
 
 // The director's applied rulings: the adjusted result beside the table's.
