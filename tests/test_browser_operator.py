@@ -198,7 +198,7 @@ def test_the_director_applies_a_law_64a_transfer_and_the_result_changes_everywhe
         if not any(f["kind"] == "result" for f in t.findings):
             _post(base, "t1", [{"type": "end"}])
         transfer = next(f for f in t.findings if f["kind"] == "trick_transfer" and f["tricks"])
-        alert_id = next(a["id"] for a in hub.alerts() if a["finding_id"] == transfer["id"])
+        alert_id = next(a["id"] for a in hub.alerts() if transfer["id"] in a["finding_ids"])  # the revoke's alert
         result = [f for f in t.findings if f["kind"] == "result"][-1]
         n = transfer["tricks"]
         other = 2 if n == 1 else 1

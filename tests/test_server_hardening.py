@@ -296,3 +296,68 @@ def test_serve_replay_of_two_files_with_the_same_long_table_id_makes_two_tables(
         t.join(10)
     ids = sorted(hub.tables)
     assert len(ids) == 2 and all(len(i) <= 64 for i in ids) and ids[0] != ids[1]
+
+
+# -- item 3: one incident, one alert; bounded -------------------------------------------
+def _replay(hub, path, table="t1"):
+    from tablecam.archive import load
+
+    for it in load(path):
+        hub.ingest(table, it)
+    hub.close_table(table)
+
+
+def test_a_real_revoke_is_one_alert_whose_status_moves():
+    """revoke_transfer: found, established, tricks transferred; revoke_corrected: found, corrected,
+    the penalty card it leaves. Each was two alerts to handle, one per finding."""
+    from tablecam.server.hub import TableHub
+
+    hub = TableHub()
+    _replay(hub, os.path.join(ROOT, "tests/data/bridge/revoke_transfer.jsonl"))
+    (a,) = hub.alerts()
+    assert a["kind"] == "revoke" and a["status"] == "established"
+    assert [h["status"] for h in a["history"]] == ["pending", "established", "info"]
+    assert a["findings"][-1]["kind"] == "trick_transfer" and a["count"] == 2
+    hub = TableHub()
+    _replay(hub, os.path.join(ROOT, "tests/data/bridge/revoke_corrected.jsonl"))
+    (a,) = hub.alerts()
+    assert a["kind"] == "revoke" and a["status"] == "corrected"
+    assert [f["kind"] for f in a["findings"]] == ["revoke", "penalty_card"]
+    assert hub.table("t1").open_alerts == 1
+    hub.rule(a["id"], "TD", "Penalty card stays.", None)
+    assert hub.alert(a["id"])["state"] == "ruled" and hub.table("t1").open_alerts == 0
+
+
+def test_twenty_thousand_garbage_lines_are_one_alert_with_a_count(client):
+    body = b"".join(b"garbage %d\n" % i for i in range(20_000))
+    r = client.post("/api/tables/t5/events", content=body, headers={**AUTH, "Content-Type": "application/x-ndjson"})
+    assert r.status_code == 200 and r.json()["received"] == 20_000
+    r = client.get("/api/alerts?table=t5", headers=AUTH)
+    (a,) = r.json()["alerts"]
+    assert a["kind"] == "bad_event" and a["count"] == 20_000 and "Item 19999" in a["message"]
+    assert len(r.content) < 100_000, f"{len(r.content)} bytes for one alert"
+    assert client.get("/api/tables", headers=AUTH).json()["tables"][-1]["open_alerts"] == 1
+    # once ruled, the next bad line is news again
+    client.post(f"/api/alerts/{a['id']}/ruling", json={"by": "TD", "text": "Node restarted."}, headers=AUTH)
+    client.post("/api/tables/t5/events", content=b"more garbage\n", headers={**AUTH, "Content-Type": "text/plain"})
+    open_now = client.get("/api/alerts?table=t5&state=open", headers=AUTH).json()["alerts"]
+    assert [x["count"] for x in open_now] == [1]
+
+
+def test_the_alert_queue_is_bounded_per_table_and_in_all():
+    from tablecam.server.hub import TableHub
+
+    hub = TableHub()
+    hub.book.max_open_per_table = 5
+    hub.book.max_alerts = 8
+    for i in range(9):   # nine distinct irregularities a forged table claims
+        hub.ingest("t1", {"kind": "revoke", "rule": "Law 61", "message": f"forged {i}", "id": f"f{i}", "board": i})
+    kinds = [a["kind"] for a in hub.alerts()]
+    assert kinds == ["revoke"] * 5 + ["alert_flood"]
+    assert hub.alerts()[-1]["count"] == 4 and hub.table("t1").open_alerts == 6
+    for a in hub.alerts(table="t1")[:5]:
+        hub.rule(a["id"], "TD", "seen", None)
+    for i in range(4):
+        hub.ingest("t2", {"kind": "revoke", "rule": "Law 61", "message": f"real {i}", "id": f"r{i}", "board": i})
+    assert len(hub.alerts()) == 8, "the oldest ruled alerts made room"
+    assert len(hub.alerts(table="t2")) == 4

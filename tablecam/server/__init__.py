@@ -4,12 +4,16 @@ Modules, one job each:
 
 - :mod:`.hub`: :class:`~.hub.TableHub`, every table's event log, state,
   health and alerts; the seam every event source feeds (no web imports).
+  Its parts are small services in :mod:`.services`: ``decode`` (reading
+  what a table sends), ``alertbook`` (one alert per incident, the
+  director's acknowledgements and rulings, the queue's bounds), ``frames``,
+  ``evidence`` and ``health``.
 - :mod:`.broadcast`: the public, delayed fold of each table.
 - :mod:`.app`: ``create_app(hub, token=...)``, which puts the app together.
 - :mod:`.api`: the routers, one per concern (public, operator, tables,
   alerts and rulings, archive, WebSockets), the request guard and bodies.
-- :mod:`.services`: what the routers do beyond calling the hub (reading
-  uploads, writing downloads).
+- :mod:`.services`: the hub's parts (above) and what the routers do beyond
+  calling the hub (reading uploads, writing downloads, delivering events).
 - :mod:`.fanout`: live pushes to the dashboards and broadcast pages.
 - :mod:`.security`: token check and rate limiting.
 - :mod:`.config`: settings from the TOML file (strict: unknown keys refused) and the environment.

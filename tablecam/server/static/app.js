@@ -410,7 +410,8 @@ const LEAD_KINDS = ["penalty_card", "lead_out_of_turn", "lead_options"];
 function applyChoices(a) {
   const out = [["", "no: record the ruling only"]];
   if (TRANSFER_KINDS.includes(a.kind)) {
-    const n = (a.finding || {}).tricks;
+    // the engine's computed transfer: on the trick_transfer finding, which joins its revoke's alert
+    const n = [a.finding, ...(a.findings || [])].map(f => (f || {}).tricks).find(t => t !== undefined);
     const first = n === 1 || n === 2 ? [n, 3 - n] : [1, 2];
     for (const k of first) out.push([`64A:${k}`, `Law 64A: transfer ${k} trick${k > 1 ? "s" : ""}${k === n ? " (as computed)" : ""}`]);
     out.push(["64B", "Law 64B: no trick transferred"]);
