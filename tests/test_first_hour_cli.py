@@ -98,29 +98,34 @@ def test_export_to_a_folder_that_does_not_exist_is_a_clear_error(tmp_path):
 
 
 # -- a table node's store is a source like any other ---------------------------------------------
-@pytest.fixture(scope="module")
-def store(tmp_path_factory) -> Path:
-    d = tmp_path_factory.mktemp("node")
-    cfg = d / "table.toml"
+def table_config(folder: Path, table: str, boards: int, seed: int, irregularities: float) -> Path:
+    """A table node's config that simulates ``boards`` boards as fast as it can, its store in ``folder``."""
+    cfg = folder / f"{table}.toml"
     cfg.write_text(f"""
 [table]
-id = "club9"
+id = "{table}"
 game = "bridge"
 [bus]
 kind = "inproc"
 [store]
-path = "{d / 'club9.sqlite'}"
+path = "{folder / f'{table}.sqlite'}"
 [shoe]
 port = "none"
 [camera]
 source = "none"
 [sim]
-boards = 3
+boards = {boards}
 speed = 10000.0
-seed = 2
-irregularities = 0.0
+seed = {seed}
+irregularities = {irregularities}
 """)
-    r = tablecam("run", "--config", str(cfg), timeout=180)
+    return cfg
+
+
+@pytest.fixture(scope="module")
+def store(tmp_path_factory) -> Path:
+    d = tmp_path_factory.mktemp("node")
+    r = tablecam("run", "--config", str(table_config(d, "club9", boards=3, seed=2, irregularities=0.0)), timeout=180)
     assert r.returncode == 0, r.stderr
     return d / "club9.sqlite"
 
@@ -167,25 +172,7 @@ def test_camera_on_a_photo_says_it_is_not_a_video():
 
 # -- long commands say how far they are ------------------------------------------------------------
 def test_tablecam_run_prints_a_line_per_board(tmp_path):
-    cfg = tmp_path / "table.toml"
-    cfg.write_text(f"""
-[table]
-id = "club7"
-game = "bridge"
-[bus]
-kind = "inproc"
-[store]
-path = "{tmp_path / 'club7.sqlite'}"
-[shoe]
-port = "none"
-[camera]
-source = "none"
-[sim]
-boards = 4
-speed = 10000.0
-seed = 1
-irregularities = 1.0
-""")
+    cfg = table_config(tmp_path, "club7", boards=4, seed=1, irregularities=1.0)
     r = tablecam("run", "--config", str(cfg), timeout=180)
     assert r.returncode == 0, r.stderr
     lines = r.stderr.splitlines()
