@@ -226,19 +226,27 @@ def read_store(path: str) -> dict[str, Iterator[Any]]:
 
     if not os.path.isfile(path):
         raise FileNotFoundError(f"no such file: {path}")
+    uri = f"file:{urllib.parse.quote(os.path.abspath(path))}?mode=ro"
     try:
-        db = sqlite3.connect(f"file:{urllib.parse.quote(os.path.abspath(path))}?mode=ro", uri=True)
-        tables = [r[0] for r in db.execute("SELECT DISTINCT table_id FROM events ORDER BY table_id")]
+        db = sqlite3.connect(uri, uri=True)
+        try:
+            tables = [r[0] for r in db.execute("SELECT DISTINCT table_id FROM events ORDER BY table_id")]
+        finally:
+            db.close()
     except sqlite3.DatabaseError as e:
         raise ValueError(f"not a tablecam event store ({e})") from None
 
     def items(table: str) -> Iterator[Any]:
-        rows = db.execute("SELECT seq, body FROM events WHERE table_id=? ORDER BY seq", (table,))
-        for seq, body in rows:
-            try:
-                event = json.loads(body)
-            except ValueError:
-                event = body
-            yield to_item(event, seq - 1)
+        # a connection of its own, opened where it is read (a replay reads each table in its own thread)
+        conn = sqlite3.connect(uri, uri=True)
+        try:
+            for seq, body in conn.execute("SELECT seq, body FROM events WHERE table_id=? ORDER BY seq", (table,)):
+                try:
+                    event = json.loads(body)
+                except ValueError:
+                    event = body
+                yield to_item(event, seq - 1)
+        finally:
+            conn.close()
 
     return {t: items(t) for t in tables}

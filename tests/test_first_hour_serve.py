@@ -184,3 +184,19 @@ def test_serve_access_log_is_an_option(access_log):
         out, err = p.communicate(timeout=30)
     assert ('"GET /broadcast HTTP/1.1" 200' in out) is access_log
     assert "Traceback" not in err
+
+
+def test_a_table_store_replays_each_of_its_tables_on_its_own_table(tmp_path):
+    from tablecam.sim.bridge import simulate_board
+    from tablecam.store import EventStore
+
+    store = EventStore(str(tmp_path / "station.sqlite"))
+    for table, seed in (("club1", 1), ("club2", 2)):
+        for e in simulate_board(1, seed=seed, irregularity=None):
+            store.append(table, e)
+    store.close()
+    hub = TableHub()
+    for th in start_replays(hub, [str(tmp_path / "station.sqlite")], speed=0):
+        th.join(timeout=60)
+    assert sorted(hub.tables) == ["club1", "club2"]
+    assert all(len(hub.table(t).board_starts) == 1 for t in hub.tables)

@@ -164,16 +164,29 @@ class _Tables:
 
 def start_replays(hub: TableHub, paths: list[str], speed: float = 1.0, interval: float | None = None,
                   stop: threading.Event | None = None) -> list[threading.Thread]:
-    """Daemon threads replaying ``paths``: one table per event log, one per table of an archive.
+    """Daemon threads replaying ``paths``: one table per event log, one per table of an archive or a store.
 
     Tables are named after the file (``realbridge-2021``, then
-    ``realbridge-2021_2`` ... for an archive's further tables).
+    ``realbridge-2021_2`` ... for an archive's further tables), a store's
+    after the tables it holds (``club1``).
     """
     from ..archive import load
+    from ..store import STORE_SUFFIXES, read_store
 
     threads = []
     used: set[str] = set()
     for path in paths:
+        if os.path.splitext(path)[1].lower() in STORE_SUFFIXES:
+            # a store keeps each table's log apart: each on its own table, by the node's own table id
+            for table, items in read_store(path).items():
+                with _IDS:
+                    tid = unique_id(table_id_for(table), used)
+                    used.add(tid)
+                th = threading.Thread(target=replay_into, args=(hub, tid, items, speed, interval, stop),
+                                      name=f"replay-{tid}", daemon=True)
+                th.start()
+                threads.append(th)
+            continue
         with _IDS:
             tid = unique_id(table_id_for(path), used)
             used.add(tid)
