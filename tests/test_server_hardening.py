@@ -332,6 +332,7 @@ def test_twenty_thousand_garbage_lines_are_one_alert_with_a_count(client):
     body = b"".join(b"garbage %d\n" % i for i in range(20_000))
     r = client.post("/api/tables/t5/events", content=body, headers={**AUTH, "Content-Type": "application/x-ndjson"})
     assert r.status_code == 200 and r.json()["received"] == 20_000
+    assert r.json()["findings_total"] == 20_000 and len(r.json()["findings"]) == 1000, "the answer is bounded too"
     r = client.get("/api/alerts?table=t5", headers=AUTH)
     (a,) = r.json()["alerts"]
     assert a["kind"] == "bad_event" and a["count"] == 20_000 and "Item 19999" in a["message"]
@@ -361,3 +362,20 @@ def test_the_alert_queue_is_bounded_per_table_and_in_all():
         hub.ingest("t2", {"kind": "revoke", "rule": "Law 61", "message": f"real {i}", "id": f"r{i}", "board": i})
     assert len(hub.alerts()) == 8, "the oldest ruled alerts made room"
     assert len(hub.alerts(table="t2")) == 4
+
+
+def test_a_ruling_applies_to_what_joined_the_incident():
+    """The penalty card a corrected revoke leaves joined the revoke's alert: its Law 50D2 lead
+    restriction is still offered there, as the transfer is on an established revoke's."""
+    from tablecam.server.api.models import ApplyIn
+    from tablecam.server.hub import TableHub
+    from tablecam.server.rulings import problem
+
+    hub = TableHub()
+    _replay(hub, os.path.join(ROOT, "tests/data/bridge/revoke_corrected.jsonl"))
+    (a,) = hub.alerts()
+    assert problem(a, ApplyIn(law="50D2", suit="S", demand="forbid")) is None
+    hub = TableHub()
+    _replay(hub, os.path.join(ROOT, "tests/data/bridge/revoke_transfer.jsonl"))
+    (a,) = hub.alerts()
+    assert problem(a, ApplyIn(law="64A", tricks=1)) is None

@@ -48,8 +48,10 @@ def problem(alert: dict[str, Any], a: ApplyIn) -> str | None:
     """
     law = normal_law(a.law)
     kind = alert.get("kind")
+    # an alert is an incident: the findings that joined it count (a revoke's transfer, its penalty card)
+    kinds = {kind} | {f.get("kind") for f in alert.get("findings") or []}
     if law.startswith(("64A", "64B")):
-        if kind not in TRANSFER_KINDS:
+        if not kinds & set(TRANSFER_KINDS):
             return f"Law 64A/64B applies to a revoke or a trick transfer, not to {kind}"
         if law.startswith("64A") and a.tricks is not None and a.tricks not in (1, 2):
             return "Law 64A transfers one or two tricks"
@@ -59,7 +61,7 @@ def problem(alert: dict[str, Any], a: ApplyIn) -> str | None:
     if a.suit is not None or a.demand is not None:
         if a.suit is None:
             return "a lead restriction needs the suit"
-        if kind not in LEAD_KINDS:
+        if not kinds & set(LEAD_KINDS):
             return f"a lead restriction (Law 50D2) applies to a penalty card or a lead out of turn, not to {kind}"
         return None
     if a.contract is None and a.tricks is None and a.score is None:

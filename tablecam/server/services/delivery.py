@@ -14,14 +14,17 @@ without a bus) is folded into the hub at once.
 
 from __future__ import annotations
 
-import json
 import time
 from typing import Any
 
+from .. import strictjson
 from ..api.deps import Station
 
 FORWARD_CHUNK = 500
 """Events per control message: a big upload goes to the node in pieces of this many."""
+FINDINGS_RETURNED = 1000
+"""Findings an upload's answer lists (``findings_total`` counts them all): 8 MiB of garbage
+is 200,000 ``bad_event`` findings, which the alert queue counts on one alert."""
 
 
 def as_event_dict(item: Any) -> dict[str, Any]:
@@ -35,8 +38,8 @@ def as_event_dict(item: Any) -> dict[str, Any]:
         return item
     if isinstance(item, str):
         try:
-            obj = json.loads(item)
-        except (json.JSONDecodeError, RecursionError):
+            obj = strictjson.loads(item)
+        except (ValueError, RecursionError):   # NaN, a 5,000-digit number: kept as text, reported
             obj = None
         if isinstance(obj, dict):
             return obj
@@ -58,7 +61,8 @@ def stamp(items: list[Any], source: str) -> list[Any]:
 def deliver(st: Station, table_id: str, items: list[Any], close: bool = False) -> dict[str, Any]:
     """Send ``items`` to the table: its node if one runs it, else fold them into the hub.
 
-    Returns ``{"forwarded": bool, "findings": [...]}`` (forwarded events come back over the
+    Returns ``{"forwarded": bool, "findings": [...], "findings_total": n}`` (the first
+    :data:`FINDINGS_RETURNED` findings and how many there were; forwarded events come back over the
     bus; their findings reach the dashboard then).  ``close`` (finish the board after a
     replayed file) is a station-side operation: such an upload is folded into the hub.
     Raises OverflowError at the hub's table limit.
@@ -68,11 +72,18 @@ def deliver(st: Station, table_id: str, items: list[Any], close: bool = False) -
         if st.forward(table_id, events[:FORWARD_CHUNK]):
             for i in range(FORWARD_CHUNK, len(events), FORWARD_CHUNK):
                 st.forward(table_id, events[i:i + FORWARD_CHUNK])
-            return {"forwarded": True, "findings": []}
+            return {"forwarded": True, "findings": [], "findings_total": 0}
     hub = st.hub
     out: list[dict[str, Any]] = []
+    total = 0
+
+    def keep(found: list[Any]) -> None:
+        nonlocal total
+        total += len(found)
+        out.extend(f.to_dict() for f in found[:FINDINGS_RETURNED - len(out)])
+
     for it in items:
-        out += [f.to_dict() for f in hub.ingest(table_id, it)]
+        keep(hub.ingest(table_id, it))
     if close:
-        out += [f.to_dict() for f in hub.close_table(table_id)]
-    return {"forwarded": False, "findings": out}
+        keep(hub.close_table(table_id))
+    return {"forwarded": False, "findings": out, "findings_total": total}

@@ -409,7 +409,9 @@ const LEAD_KINDS = ["penalty_card", "lead_out_of_turn", "lead_options"];
 
 function applyChoices(a) {
   const out = [["", "no: record the ruling only"]];
-  if (TRANSFER_KINDS.includes(a.kind)) {
+  // an alert is an incident: the findings that joined it (a revoke's transfer, its penalty card) count
+  const kinds = [a.kind, ...(a.findings || []).map(f => (f || {}).kind)];
+  if (kinds.some(k => TRANSFER_KINDS.includes(k))) {
     // the engine's computed transfer: on the trick_transfer finding, which joins its revoke's alert
     const n = [a.finding, ...(a.findings || [])].map(f => (f || {}).tricks).find(t => t !== undefined);
     const first = n === 1 || n === 2 ? [n, 3 - n] : [1, 2];
@@ -417,7 +419,7 @@ function applyChoices(a) {
     out.push(["64B", "Law 64B: no trick transferred"]);
     out.push(["64C", "Law 64C: adjusted score"]);
   }
-  if (LEAD_KINDS.includes(a.kind)) {
+  if (kinds.some(k => LEAD_KINDS.includes(k))) {
     out.push(["50D2:require", "Law 50D2(a): declarer requires the suit"]);
     out.push(["50D2:forbid", "Law 50D2(b): declarer forbids the suit"]);
   }
