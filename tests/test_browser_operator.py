@@ -248,3 +248,91 @@ def test_the_director_applies_a_law_64a_transfer_and_the_result_changes_everywhe
         assert f", {adj['tricks']} tricks" in bpage.locator(".rulings").inner_text()
         assert not errors, errors
         browser.close()
+
+
+def _nordic_events(game: str) -> list[dict]:
+    """A simulated board of ``game`` as a table would enter it: the board's seat-out player as its own
+    ``sit_out`` event (the page's board form names the game, number and dealer only)."""
+    from tablecam.sim.session import session_events
+
+    out = []
+    for e in session_events(game, 1, 3, 0.0, 1):
+        if e["type"] == "board":
+            out.append({k: e[k] for k in ("type", "game", "board", "dealer")})
+            if e.get("sit_out"):
+                out.append({"type": "sit_out", "seat": e["sit_out"]})
+        else:
+            out.append(e)
+    return out
+
+
+def _enter(page, e: dict) -> None:
+    """Enter one event on the operator page as a person would: the seat, then a pad or a form."""
+    t = e["type"]
+    if t == "board":
+        form = page.locator("#board-form")
+        form.locator("select[name=game]").select_option(e["game"])
+        form.locator("input[name=board]").fill(str(e["board"]))
+        form.locator("select[name=dealer]").select_option(e["dealer"])
+        form.locator("button").click()
+        page.wait_for_selector(f"#game-panel[data-game={e['game']}]", timeout=5_000)
+        return
+    if t == "end":
+        page.click("#end-board")
+        return
+    if "seat" in e or "to" in e:
+        _seat(page, e.get("seat") or e.get("to"))
+    if t in ("deal", "play"):
+        page.select_option("#card-action", t)
+        page.click(f'#cards button[data-card="{e["card"]}"]')
+        return
+    if t in ("call", "bid") and set(e) <= {"type", "seat", "call", "bid"}:
+        page.fill("#call-text input[name=call]", e.get("call") or e.get("bid"))
+        page.click("#call-text button")
+        return
+    form = page.locator(f"#game-panel form.entry:has(button:text-is('{_LABELS[t]}'))")
+    for name, value in e.items():
+        if name in ("type", "seat"):
+            continue
+        field = form.locator(f"[name={name}]")
+        if field.get_attribute("type") == "checkbox":
+            if value:
+                field.check()
+        elif field.evaluate("el => el.tagName") == "SELECT":
+            field.select_option(str(value))
+        else:
+            field.fill(" ".join(value) if isinstance(value, list) else str(value))
+    form.locator("button[type=submit]").click()
+
+
+_LABELS = {"bid": "Bid", "contract_choice": "Contract choice", "trump": "Trump", "discard": None, "buy":
+           "Purchase from the talong", "show": "Cards shown (open misär)", "sit_out": "Sits out",
+           "first_suit": "Högsta färg", "lay_down": "Trumps laid down", "redeal": "Redeal",
+           "partner_ace": "Partner ace", "kitty_take": "Takes from the kitty", "kitty_give": "Gives to the kitty",
+           "turn_kitty": "Kitty card turned (vip)", "renons_card": "Renons card", "jernhand": "Jernhånd"}
+
+
+@pytest.mark.parametrize("game", ["whist", "pidro", "vira"])
+def test_a_whole_nordic_board_entered_by_hand(game):
+    events = _nordic_events(game)
+    expected = [(f.kind, f.status, f.message) for f in _fold(events)]
+    hub = TableHub()
+    with serve_in_thread(_app(hub)) as base, sync_api.sync_playwright() as p:
+        browser = launch_chromium(p)
+        page = browser.new_page(viewport=TABLET, has_touch=True)
+        errors: list[str] = []
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        _open_operator(page, base, "t2", OPERATORS["t2"])
+        for n, e in enumerate(events, 1):
+            if e["type"] == "discard":   # Vira's ekartering and Pidro's discard share the type
+                _LABELS["discard"] = "Discard (ekartering)" if game == "vira" else "Discard (non-trumps)"
+            _enter(page, e)
+            _wait_events(hub, "t2", n, page)
+        t = hub.table("t2")
+        got = [e.event.to_dict() for e in t.log]
+        want = [{k: v for k, v in e.items() if k not in ("ts", "source")} for e in events]
+        assert [{k: v for k, v in g.items() if k not in ("ts", "source")} for g in got] == want
+        hub.close_table("t2")
+        assert [(f["kind"], f["status"], f["message"]) for f in t.findings] == expected
+        assert not errors, errors
+        browser.close()

@@ -29,6 +29,7 @@ from .api.middleware import guard
 from .api.pages import STATIC
 from .broadcast import BroadcastDelay, BroadcastView
 from .fanout import CLIENT_QUEUE, Client, Fanout
+from .gcfreeze import keep_heap_frozen
 from .hub import TABLE_ID, TableHub
 from .security import GuessGuard, RateLimiter, token_problem
 
@@ -68,7 +69,8 @@ def create_app(hub: TableHub | None = None, token: str | None = None, broadcast_
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
         fan.loop = asyncio.get_running_loop()
         fan.loop_thread = threading.get_ident()
-        tasks = [asyncio.create_task(fan.pusher()), asyncio.create_task(fan.broadcaster())]
+        tasks = [asyncio.create_task(fan.pusher()), asyncio.create_task(fan.broadcaster()),
+                 asyncio.create_task(keep_heap_frozen())]   # no multi-second GC pauses (gcfreeze.py)
         try:
             yield
         finally:

@@ -38,7 +38,7 @@ const ENTRIES = {
     { type: "buy", label: "Purchase from the talong", fields: [["cards", "cards"]] },
     { type: "show", label: "Cards shown (open misär)", fields: [["cards", "cards"]] },
     { type: "sit_out", label: "Sits out", fields: [] },
-    { type: "first_suit", label: "Högsta färg", fields: [["card", "card"]], noSeat: true },
+    { type: "first_suit", label: "Högsta färg", fields: [["card", "card?"], ["suit", ["", ...SUITS]]], noSeat: true },
     { type: "ruling", label: "Table's decision", fields: [["outcome", ["hemma", "bet", "kodilj", "redeal", "continue", "void"]], ["note", "text?"]] },
   ],
   pidro: [
