@@ -375,7 +375,7 @@ function alertHTML(a) {
   const evidence = (a.evidence || []).map(e =>
     `<div class="${causes.has(e.index) ? "cause" : ""}">${eventHTML(e)}</div>`).join("");
   const draft = S.drafts.get(a.id) || {};
-  const opts = (a.options || []).map(o => `<option ${draft.option === o ? "selected" : ""}>${esc(o)}</option>`).join("");
+  const opts = alertOptions(a).map(o => `<option ${draft.option === o ? "selected" : ""}>${esc(o)}</option>`).join("");
   const ack = a.acknowledged ? `<span class="muted">acknowledged by ${esc(a.acknowledged.by)} at ${clock(a.acknowledged.at)}</span>` : "";
   const ruling = a.ruling ? `<div class="msg">Ruling by <b>${esc(a.ruling.by)}</b> at ${clock(a.ruling.at)}:
       ${a.ruling.option ? "<b>" + esc(a.ruling.option) + "</b> \u2013 " : ""}${esc(a.ruling.text)}
@@ -392,7 +392,7 @@ function alertHTML(a) {
       <span class="where">table <b>${esc(a.table)}</b> \u00b7 board <b>${esc(a.board ?? "\u2013")}</b>${a.seat ? " \u00b7 seat <b>" + esc(a.seat) + "</b>" : ""}${a.trick ? " \u00b7 trick <b>" + esc(a.trick) + "</b>" : ""}</span>
       <span class="muted">${esc(a.severity)} \u00b7 ${clock(a.found_at)} \u00b7 ${esc(a.status || "")}</span></div>
     <div class="msg">${ruleTextHTML(a.message)}</div>${rule}
-    ${a.options && a.options.length ? `<div><b>Options:</b> ${a.options.map(ruleTextHTML).join(" \u00b7 ")}</div>` : ""}
+    ${alertOptions(a).length ? `<div><b>Options:</b> ${alertOptions(a).map(ruleTextHTML).join(" \u00b7 ")}</div>` : ""}
     ${a.remedy ? `<div><b>Remedy:</b> ${ruleTextHTML(a.remedy)}</div>` : ""}
     <details><summary>Evidence: ${(a.evidence || []).length} events up to #${esc(trig ?? "?")} (highlighted: the events the finding cites)${a.frame ? " and the camera frame" : ""}</summary>
       <div class="evidence-wrap"><div class="evidence">${evidence}</div>
@@ -406,6 +406,17 @@ function alertHTML(a) {
 // restriction declarer chose, or an adjusted score with the director's own numbers (64C, 12C).
 const TRANSFER_KINDS = ["trick_transfer", "revoke"];
 const LEAD_KINDS = ["penalty_card", "lead_out_of_turn", "lead_options"];
+
+// The options of every step the alert holds (a revoke's, then its trick transfer's: Law 64A1,
+// 64A2, 64B, 64C, the computed one first), each once, the latest step's first.
+function alertOptions(a) {
+  const seen = new Set();
+  const out = [];
+  for (const f of [...[...(a.findings || [])].reverse(), a]) {
+    for (const o of (f && f.options) || []) if (!seen.has(o)) { seen.add(o); out.push(o); }
+  }
+  return out;
+}
 
 function applyChoices(a) {
   const out = [["", "no: record the ruling only"]];
