@@ -49,6 +49,14 @@ def _app(hub: TableHub):
     return create_app(hub, token=DIRECTOR, operator_tokens=OPERATORS)
 
 
+def _page(browser, viewport: dict = TABLET) -> tuple:
+    """A new page of the given size and the list its script errors go to (a test ends with none)."""
+    page = browser.new_page(viewport=viewport, has_touch=viewport is TABLET)
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    return page, errors
+
+
 def _open_operator(page, base: str, table: str, token: str) -> None:
     page.goto(f"{base}/operator/{table}")
     page.fill("#token", token)
@@ -82,9 +90,7 @@ def test_a_whole_real_board_entered_by_hand_on_a_tablet():
     hub = TableHub()
     with serve_in_thread(_app(hub)) as base, sync_api.sync_playwright() as p:
         browser = launch_chromium(p)
-        page = browser.new_page(viewport=TABLET, has_touch=True)
-        errors: list[str] = []
-        page.on("pageerror", lambda e: errors.append(str(e)))
+        page, errors = _page(browser)
         _open_operator(page, base, "t1", OPERATORS["t1"])
         form = page.locator("#board-form")
         form.locator("select[name=game]").select_option("bridge")
@@ -149,9 +155,7 @@ def test_a_camera_read_marked_uncertain_corrected_on_the_operator_page():
         _post(base, "t1", ev[:cut] + [wrong])
         assert [f["status"] for f in hub.table("t1").findings if f["kind"] == "revoke"] == ["pending"]
         browser = launch_chromium(p)
-        page = browser.new_page(viewport=TABLET, has_touch=True)
-        errors: list[str] = []
-        page.on("pageerror", lambda e: errors.append(str(e)))
+        page, errors = _page(browser)
         _open_operator(page, base, "t1", OPERATORS["t1"])
         read = page.locator(f'#reads .read[data-index="{cut}"]')
         read.wait_for(timeout=5_000)
@@ -203,9 +207,7 @@ def test_the_director_applies_a_law_64a_transfer_and_the_result_changes_everywhe
         n = transfer["tricks"]
         other = 2 if n == 1 else 1
         browser = launch_chromium(p)
-        page = browser.new_page(viewport={"width": 1280, "height": 900})
-        errors: list[str] = []
-        page.on("pageerror", lambda e: errors.append(str(e)))
+        page, errors = _page(browser, {"width": 1280, "height": 900})
         page.goto(base + "/#/alerts")
         page.fill("#token", DIRECTOR)
         page.click("#login-form button")
@@ -266,7 +268,7 @@ def _nordic_events(game: str) -> list[dict]:
     return out
 
 
-def _enter(page, e: dict) -> None:
+def _enter(page, e: dict, game: str) -> None:
     """Enter one event on the operator page as a person would: the seat, then a pad or a form."""
     t = e["type"]
     if t == "board":
@@ -290,7 +292,8 @@ def _enter(page, e: dict) -> None:
         page.fill("#call-text input[name=call]", e.get("call") or e.get("bid"))
         page.click("#call-text button")
         return
-    form = page.locator(f"#game-panel form.entry:has(button:text-is('{_LABELS[t]}'))")
+    label = _LABELS.get((game, t)) or _LABELS[t]
+    form = page.locator(f"#game-panel form.entry:has(button:text-is('{label}'))")
     for name, value in e.items():
         if name in ("type", "seat"):
             continue
@@ -305,7 +308,8 @@ def _enter(page, e: dict) -> None:
     form.locator("button[type=submit]").click()
 
 
-_LABELS = {"bid": "Bid", "contract_choice": "Contract choice", "trump": "Trump", "discard": None, "buy":
+_LABELS = {("vira", "discard"): "Discard (ekartering)", ("pidro", "discard"): "Discard (non-trumps)",
+           "bid": "Bid", "contract_choice": "Contract choice", "trump": "Trump", "buy":
            "Purchase from the talong", "show": "Cards shown (open misär)", "sit_out": "Sits out",
            "first_suit": "Högsta färg", "lay_down": "Trumps laid down", "redeal": "Redeal",
            "partner_ace": "Partner ace", "kitty_take": "Takes from the kitty", "kitty_give": "Gives to the kitty",
@@ -319,14 +323,10 @@ def test_a_whole_nordic_board_entered_by_hand(game):
     hub = TableHub()
     with serve_in_thread(_app(hub)) as base, sync_api.sync_playwright() as p:
         browser = launch_chromium(p)
-        page = browser.new_page(viewport=TABLET, has_touch=True)
-        errors: list[str] = []
-        page.on("pageerror", lambda e: errors.append(str(e)))
+        page, errors = _page(browser)
         _open_operator(page, base, "t2", OPERATORS["t2"])
         for n, e in enumerate(events, 1):
-            if e["type"] == "discard":   # Vira's ekartering and Pidro's discard share the type
-                _LABELS["discard"] = "Discard (ekartering)" if game == "vira" else "Discard (non-trumps)"
-            _enter(page, e)
+            _enter(page, e, game)
             _wait_events(hub, "t2", n, page)
         t = hub.table("t2")
         got = [e.event.to_dict() for e in t.log]

@@ -304,3 +304,31 @@ def test_events_entered_at_the_station_go_through_the_tables_node(tmp_path):
                headers=_bearer(OPS["t2"]))
     assert r.json()["forwarded"] is False and hub.table("t2") is not None
     station.stop()
+
+
+@pytest.mark.mqtt
+def test_mqtt_an_operators_call_goes_through_the_broker_to_the_node_and_back(mosquitto, tmp_path):
+    """With the shipped ACL: the station may write a table's control topic, the node reads only its own."""
+    def bus(user, cid):
+        return make_bus("mqtt", host="127.0.0.1", port=mosquitto.port, username=user,
+                        password=mosquitto.users[user], client_id=cid)
+
+    hub = TableHub()
+    station = BusStation(bus("director", "station-op"), sink=lambda t, seq, ev: hub.ingest(t, ev))
+    station.start()
+    store = EventStore(str(tmp_path / "t1.sqlite"))
+    node = TableNode("t1", store, bus("t1", "table-t1-op"))
+    node.start()
+    node.emit({"type": "board", "game": "bridge", "board": 1, "dealer": "N", "source": "shoe"})
+    deadline = time.time() + 10
+    while (hub.table("t1") is None or station.links["t1"].online is not True) and time.time() < deadline:
+        time.sleep(0.05)
+    c = TestClient(create_app(hub, token=DIRECTOR, operator_tokens=OPS, forward=station.send_events))
+    r = c.post("/api/tables/t1/events", json={"type": "call", "seat": "N", "call": "1N"}, headers=_bearer(OPS["t1"]))
+    assert r.json()["forwarded"] is True
+    while len(hub.table("t1").log) < 2 and time.time() < deadline:
+        time.sleep(0.05)
+    assert [se.event["type"] for se in store.events("t1")] == ["board", "call"]
+    assert hub.table("t1").log[1].event.get("call") == "1N" and hub.table("t1").log[1].event.source == "operator"
+    node.stop()
+    station.stop()

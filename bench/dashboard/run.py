@@ -143,23 +143,17 @@ def serve_tablecam(port: int, args: argparse.Namespace) -> None:
     uvicorn.run(app, host="127.0.0.1", port=port, log_level="warning", ws=websocket_impl())
 
 
-def serve_echo(port: int, args: argparse.Namespace) -> None:
-    """Baseline: a bare WebSocket fan-out of timestamped messages (no hub, no engine)."""
-    import uvicorn
-    from starlette.applications import Starlette
-    from starlette.routing import WebSocketRoute
+def queue_socket(clients: set, state: dict[str, Any] | None = None) -> Any:
+    """A bare WebSocket endpoint that sends whatever is put on its queue (one queue per client in
+    ``clients``); ``state["loop"]`` is its event loop. The baselines' fan-out."""
     from starlette.websockets import WebSocket, WebSocketDisconnect
-
-    from tablecam.server.config import websocket_impl
-
-    clients: set[asyncio.Queue] = set()
-    state: dict[str, Any] = {}
 
     async def ws_endpoint(ws: WebSocket) -> None:
         await ws.accept()
         q: asyncio.Queue = asyncio.Queue()
         clients.add(q)
-        state["loop"] = asyncio.get_running_loop()
+        if state is not None:
+            state["loop"] = asyncio.get_running_loop()
 
         async def send() -> None:
             while True:
@@ -174,6 +168,21 @@ def serve_echo(port: int, args: argparse.Namespace) -> None:
         finally:
             clients.discard(q)
             task.cancel()
+
+    return ws_endpoint
+
+
+def serve_echo(port: int, args: argparse.Namespace) -> None:
+    """Baseline: a bare WebSocket fan-out of timestamped messages (no hub, no engine)."""
+    import uvicorn
+    from starlette.applications import Starlette
+    from starlette.routing import WebSocketRoute
+
+    from tablecam.server.config import websocket_impl
+
+    clients: set[asyncio.Queue] = set()
+    state: dict[str, Any] = {}
+    ws_endpoint = queue_socket(clients, state)
 
     def fan(text: str) -> None:
         for q in clients:

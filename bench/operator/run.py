@@ -137,30 +137,11 @@ def serve_bare(port: int, args: argparse.Namespace) -> None:
     from starlette.requests import Request
     from starlette.responses import JSONResponse
     from starlette.routing import Route, WebSocketRoute
-    from starlette.websockets import WebSocket, WebSocketDisconnect
 
     from tablecam.server.config import websocket_impl
 
     clients: set[asyncio.Queue] = set()
-
-    async def ws_endpoint(ws: WebSocket) -> None:
-        await ws.accept()
-        q: asyncio.Queue = asyncio.Queue()
-        clients.add(q)
-
-        async def send() -> None:
-            while True:
-                await ws.send_text(await q.get())
-
-        task = asyncio.create_task(send())
-        try:
-            while True:
-                await ws.receive_text()
-        except WebSocketDisconnect:
-            pass
-        finally:
-            clients.discard(q)
-            task.cancel()
+    ws_endpoint = DB.queue_socket(clients)
 
     async def post(request: Request) -> JSONResponse:
         body = await request.json()
