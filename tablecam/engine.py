@@ -263,6 +263,10 @@ class Table:
             return self._record(out)
         if ev.type == "director_ruling":
             return self._record(self._ruling(ev))
+        if ev.type == "correct" and self.board is not None and self.board.finished:
+            return self._record([bad_event(f"Correction of event {ev.get('event')} after board {self.board.board} "
+                                           "ended: its result stands; the director can rule on it.", ev.index,
+                                           self.board.board)])
         if self.board is None or self.board.finished:
             out.append(bad_event(f"'{ev.type}' event before any 'board' event; skipped.", ev.index,
                                  self.board.board if self.board else None))

@@ -164,6 +164,9 @@ def test_a_correction_of_something_not_in_the_board_is_a_bad_event_and_confirm_i
     assert [f.kind for f in out] == ["bad_event"]
     assert t.apply(parse_event({"type": "confirm", "event": 61}, 64)) == []
     assert t.board.events[-1].type == "confirm"
+    t.apply(parse_event({"type": "end"}, 65))
+    (late,) = t.apply(parse_event({"type": "correct", "event": 61, "card": "C8"}, 66))
+    assert late.kind == "bad_event" and "ended" in late.message and "director" in late.message
 
 
 # -- rulings in the engine ------------------------------------------------------------

@@ -3,7 +3,7 @@
 Builds a realistic session from real PBN boards (one with an injected revoke,
 one table silent, one camera degraded), serves it on a real uvicorn server
 and saves PNGs into ``docs/screenshots/`` (laptop 1366x900 and tablet
-820x1180). Run from the repository root (the data path is ``../shared``).
+820x1180; the table operator's page on the tablet). Run from the repository root (the data path is ``../shared``).
 """
 
 from __future__ import annotations
@@ -30,6 +30,8 @@ def build_session(hub: TableHub) -> None:
     now = time.time()
     rev, info = revoke_board()
     for i, e in enumerate(rev[:info["event"] + 6]):
+        if i == info["event"]:   # the camera was not sure of the revoke card: the operator page lists it
+            e = {**e.to_dict(), "source": "camera", "conf": 0.41, "uncertain": True}
         hub.ingest("1", e, received=now - 40 + i * 0.3)
     try:  # the camera's frame of the moment (a real photo with its annotated cards)
         jpg, cards, w, h = real_photo_frame()
@@ -135,6 +137,16 @@ def main(argv: list[str] | None = None) -> int:
             path = os.path.join(args.out, "broadcast.png" if name == "laptop" else f"broadcast-{name}.png")
             bpage.screenshot(path=path)
             shots.append(path)
+            if name == "tablet":  # the table's operator page (the director's token opens it too)
+                opage = ctx.new_page()
+                opage.goto(base + "/operator/1")
+                opage.fill("#token", TOKEN)
+                opage.click("#login-form button")
+                opage.wait_for_selector("#reads .read")
+                time.sleep(0.3)
+                path = os.path.join(args.out, f"operator-{name}.png")
+                opage.screenshot(path=path, full_page=True)
+                shots.append(path)
             ctx.close()
         browser.close()
     for s in shots:

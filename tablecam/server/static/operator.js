@@ -311,6 +311,18 @@ function renderState() {
   document.body.dataset.game = game();
 }
 
+// The card pad marks what the board has used: cards played (in play mode) or dealt (in deal mode),
+// so a tap on a used card is seen before it is sent (it is still sent: the engine judges it).
+function markUsedCards() {
+  const st = O.state || {};
+  const action = $("#card-action").value;
+  let used = [];
+  if (action === "play") used = [...(st.tricks || []), st.trick || { cards: [] }].flatMap(t => (t.cards || []).map(p => p.card));
+  else if (action === "deal") used = Object.values(st.dealt || {}).flat();
+  const set = new Set(used);
+  document.querySelectorAll("#cards button[data-card]").forEach(b => b.classList.toggle("used", set.has(b.dataset.card)));
+}
+
 function renderLog() {
   $("#log").innerHTML = O.log.slice(-12).reverse().map(e => `<li>${eventHTML(e)}</li>`).join("");
 }
@@ -350,6 +362,7 @@ async function refresh() {
   renderGamePanel();
   renderReads();
   renderLog();
+  markUsedCards();
 }
 
 async function start() {
@@ -395,4 +408,5 @@ $("#board-form").onsubmit = ev => {
 };
 $("#board-form").game.onchange = () => { document.body.dataset.game = $("#board-form").game.value; };
 $("#end-board").onclick = () => send([{ type: "end" }]);
+$("#card-action").onchange = markUsedCards;
 start();
