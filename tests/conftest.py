@@ -97,3 +97,11 @@ def mosquitto(tmp_path: Path) -> Iterator[Broker]:
     b = Broker(tmp_path, users).start()
     yield b
     b.stop()
+
+
+@pytest.fixture
+def real_bridge_data(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Run in the checkout, whose real boards are found at ``../shared/data/bridge``; skip without them."""
+    monkeypatch.chdir(REPO)
+    if not (SHARED / "data" / "bridge").is_dir():
+        pytest.skip("../shared/data/bridge not present")

@@ -23,26 +23,19 @@ import pytest
 from tablecam.archive import load
 from tablecam.server.app import create_app
 from tablecam.server.hub import TableHub
-from tablecam.server.samples import REALBRIDGE, event_dicts, real_boards, revoke_board
+from tablecam.server.samples import event_dicts, real_boards, revoke_board
 from tablecam.server.testing import CHROMIUM, launch_chromium, serve_in_thread
 
 pytestmark = [
     pytest.mark.browser,
     pytest.mark.skipif(not os.path.exists(CHROMIUM), reason="Debian chromium not installed"),
+    pytest.mark.usefixtures("real_bridge_data"),
 ]
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DIRECTOR = "browser-director-token-4711"
 OPERATORS = {"t1": "operator-token-table-1", "t2": "operator-token-table-2"}
 TABLET = {"width": 820, "height": 1180}
 
 sync_api = pytest.importorskip("playwright.sync_api")
-
-
-@pytest.fixture(autouse=True)
-def _cwd(monkeypatch):
-    monkeypatch.chdir(ROOT)
-    if not os.path.exists(REALBRIDGE):
-        pytest.skip("../shared/data/bridge not present")
 
 
 def _app(hub: TableHub):
