@@ -1,9 +1,7 @@
 """Camera pipeline on simulated table videos: the right events, none from a passing hand, on time.
 
-The classifier here is a template matcher over the simulator's own faces
-(``camera_helpers.TemplateClassifier``), so these tests check the camera
-side - calibration, top-down view, stability, zones, tricks, timing - on
-their own.  ``test_full_deal_with_shipped_model`` runs the trained model.
+The pipeline runs as at a table: the shipped card localiser finds the cards,
+the shipped card model reads them (loaded once for the module).
 """
 
 from __future__ import annotations
@@ -15,21 +13,22 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
-from camera_helpers import TemplateClassifier, truth  # noqa: E402
+from camera_helpers import truth  # noqa: E402
 
 from tablecam.sim.video import SimOptions, random_deal_log, render_video  # noqa: E402
 from tablecam.vision.camera import FrameSource  # noqa: E402
 from tablecam.vision.fusion import HandBook  # noqa: E402
-from tablecam.vision.pipeline import CameraPipeline  # noqa: E402
+from tablecam.vision.pipeline import CameraPipeline, default_classifier  # noqa: E402
 from tablecam.vision.zones import CameraConfig  # noqa: E402
 
 
 _CLF: list = []
 
 
-def _classifier() -> TemplateClassifier:
+def _classifier():
+    """The shipped card model (loaded once for the module): the pipeline is tested as it runs."""
     if not _CLF:
-        _CLF.append(TemplateClassifier())
+        _CLF.append(default_classifier())
     return _CLF[0]
 
 
@@ -222,7 +221,7 @@ def test_unreadable_frames_cost_nothing_but_themselves():
 
     from tablecam.vision.camera import Frame
 
-    pipe = CameraPipeline(CameraConfig.load(), classify=TemplateClassifier())
+    pipe = CameraPipeline(CameraConfig.load(), classify=_classifier())
     assert pipe.process(Frame(0, 0.0, np.zeros((4, 4), np.uint8))) == []
     assert pipe.process(Frame(1, 0.04, np.zeros((720, 1280, 3), np.uint8))) == []   # no markers: no events
     assert pipe.cal is None

@@ -27,13 +27,9 @@ def _first_tricks(events, tricks):
     return out + [{"type": "claim", "seat": "N", "tricks": 7}, {"type": "end"}]
 
 
-def test_demo_camera_reads_the_plays_of_a_rendered_board(monkeypatch):
-    from camera_helpers import TemplateClassifier
-
-    import tablecam.vision.pipeline as pipeline
+def test_demo_camera_reads_the_plays_of_a_rendered_board():
     from tablecam.bus import democamera
 
-    monkeypatch.setattr(pipeline, "default_classifier", lambda: TemplateClassifier())
     board = _first_tricks(simulate_board(2, seed=4, irregularity=None), tricks=2)
     emitted, reported = [], []
     cam = democamera.DemoCamera("bridge", emitted.append, reported.append, lambda m: None, seed=3)

@@ -91,6 +91,11 @@ def register(sub: Any) -> None:
         k.add_argument("--config", help="camera config (default: the shipped tablecam/vision/camera.toml)")
         k.add_argument("--out", help="write the calibration JSON here")
         k.add_argument("--view", help="write the top-down view image here")
+        k.add_argument("--checkerboard", metavar="COLSxROWS",
+                       help="calibrate a wide-angle lens instead: --source is a video or a folder of images of a "
+                            "printed checkerboard with this many inner corners (e.g. 9x6); writes --lens-out")
+        k.add_argument("--square-mm", type=float, default=25.0, help="the checkerboard's square side")
+        k.add_argument("--lens-out", help="where the lens JSON goes ([lens] file = ... in the camera config)")
         k.set_defaults(func=cmd_calibrate)
 
 
@@ -244,6 +249,35 @@ def cmd_camera(args: argparse.Namespace) -> int:
     return 0 if pipe.cal is not None else 1
 
 
+def _calibrate_lens(args: argparse.Namespace) -> int:
+    """``--checkerboard``: the lens's intrinsics from views of a printed checkerboard."""
+    from pathlib import Path
+
+    import cv2
+
+    from ..vision.calibrate import Lens
+    from ..vision.camera import FrameSource
+
+    try:
+        cols, rows = (int(v) for v in args.checkerboard.lower().split("x"))
+        if not args.source or not args.lens_out:
+            raise ValueError("--checkerboard needs --source (video or image folder) and --lens-out")
+        src = Path(args.source)
+        if src.is_dir():
+            images = [cv2.imread(str(p)) for p in sorted(src.iterdir())
+                      if p.suffix.lower() in (".png", ".jpg", ".jpeg", ".bmp")]
+        else:
+            with FrameSource(args.source, log=None) as fs:
+                images = [f.image for f in fs if f.index % 10 == 0]
+        lens = Lens.from_checkerboard([i for i in images if i is not None], (cols, rows), args.square_mm)
+    except (OSError, ValueError) as e:
+        print(f"tablecam calibrate: {e}", file=sys.stderr)
+        return 2
+    lens.save(args.lens_out)
+    print(json.dumps(lens.to_dict()))
+    return 0
+
+
 def cmd_calibrate(args: argparse.Namespace) -> int:
     import cv2
 
@@ -256,6 +290,8 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
         print(f"tablecam calibrate: {e}", file=sys.stderr)
         return 2
     did = False
+    if args.checkerboard:
+        return _calibrate_lens(args)
     if args.print_markers:
         sheet = marker_sheet(cfg.geometry, args.dpi)
         if not cv2.imwrite(args.print_markers, sheet):
@@ -285,7 +321,7 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
                                 break
                             except ValueError as e:
                                 err = str(e)
-                            if f.index >= int(cfg.calibration.get("search_frames", 100)):
+                            if f.index >= cfg.calibration.search_frames:
                                 break
                 else:
                     try:

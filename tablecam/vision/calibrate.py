@@ -70,6 +70,92 @@ def _dictionary(name: str) -> Any:
     except AttributeError:
         raise ValueError(f"unknown ArUco dictionary {name!r}") from None
 
+@dataclass
+class Lens:
+    """A camera's intrinsics: a wide-angle lens bends the table's straight edges.
+
+    ``K`` (3x3) and ``dist`` (OpenCV's k1 k2 p1 p2 k3 ...) for frames of
+    ``image_size`` (width, height); from a checkerboard
+    (:meth:`from_checkerboard`, ``tablecam calibrate --checkerboard``).
+    Every point the pipeline maps between the image and the table goes
+    through it, so zones, the top-down view and card crops are straight.
+
+    >>> lens = Lens(np.array([[800., 0, 640], [0, 800, 360], [0, 0, 1]]), np.array([-0.3, 0.1, 0, 0, 0]))
+    >>> p = np.array([[100.0, 50.0], [640.0, 360.0]])
+    >>> bool(np.allclose(lens.undistort_points(lens.distort_points(p)), p, atol=0.05))
+    True
+    """
+
+    K: np.ndarray
+    dist: np.ndarray
+    image_size: tuple[int, int] | None = None
+
+    def undistort_points(self, pts: np.ndarray) -> np.ndarray:
+        """Image pixels as seen -> where a perfect (pinhole) lens would have put them."""
+        import cv2
+
+        a = np.asarray(pts, np.float64).reshape(-1, 1, 2)
+        return cv2.undistortPoints(a, self.K, self.dist, P=self.K).reshape(-1, 2)
+
+    def distort_points(self, pts: np.ndarray) -> np.ndarray:
+        """Pinhole pixels -> where this lens shows them."""
+        import cv2
+
+        a = np.asarray(pts, np.float64).reshape(-1, 2)
+        norm = np.c_[(a - self.K[:2, 2]) / np.diag(self.K)[:2], np.ones(len(a))]
+        out, _ = cv2.projectPoints(norm.reshape(-1, 1, 3), np.zeros(3), np.zeros(3), self.K, self.dist)
+        return out.reshape(-1, 2)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"camera_matrix": self.K.tolist(), "distortion": self.dist.ravel().tolist(),
+                "image_size": list(self.image_size) if self.image_size else None}
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> "Lens":
+        K = np.asarray(d["camera_matrix"], np.float64)
+        dist = np.asarray(d.get("distortion") or [], np.float64).ravel()
+        if K.shape != (3, 3) or len(dist) not in (4, 5, 8, 12, 14):
+            raise ValueError("a lens needs camera_matrix 3x3 and distortion of 4, 5, 8, 12 or 14 numbers")
+        size = d.get("image_size")
+        return cls(K, dist, (int(size[0]), int(size[1])) if size else None)
+
+    def save(self, path: str | Path) -> None:
+        Path(path).write_text(json.dumps(self.to_dict(), indent=2) + "\n")
+
+    @classmethod
+    def load(cls, path: str | Path) -> "Lens":
+        return cls.from_dict(json.loads(Path(path).read_text()))
+
+    @classmethod
+    def from_checkerboard(cls, images: Iterable[np.ndarray], pattern: tuple[int, int] = (9, 6),
+                          square_mm: float = 25.0) -> "Lens":
+        """Intrinsics from views of a printed checkerboard (``pattern``: inner corners across, down).
+
+        Why a checkerboard: dozens of corners spread over the whole frame pin
+        the lens down; the four table markers alone sit in the corners only.
+        At least three views with the board found are needed, better ten,
+        tilted and moved about, the board reaching the frame's corners."""
+        import cv2
+
+        obj = np.zeros((pattern[0] * pattern[1], 3), np.float32)
+        obj[:, :2] = np.mgrid[0:pattern[0], 0:pattern[1]].T.reshape(-1, 2) * square_mm
+        objs, imgs, size = [], [], None
+        for img in images:
+            grey = img if img.ndim == 2 else cv2.cvtColor(img, cv2.COLOR_BGR2GRAY)
+            size = grey.shape[::-1]
+            ok, corners = cv2.findChessboardCorners(grey, pattern, None)
+            if not ok:
+                continue
+            corners = cv2.cornerSubPix(grey, corners, (5, 5), (-1, -1),
+                                       (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 30, 0.01))
+            objs.append(obj)
+            imgs.append(corners)
+        if len(objs) < 3 or size is None:
+            raise ValueError(f"the checkerboard ({pattern[0]}x{pattern[1]} inner corners) was found in "
+                             f"{len(objs)} views; need at least 3")
+        _, K, dist, _, _ = cv2.calibrateCamera(objs, imgs, size, None, None)
+        return cls(K, dist.ravel(), (int(size[0]), int(size[1])))
+
 
 @dataclass
 class Calibration:
@@ -81,10 +167,12 @@ class Calibration:
     image_points: list[list[float]] = field(default_factory=list)  # NW, NE, SE, SW in pixels
     markers_seen: list[int] = field(default_factory=list)
     reprojection_mm: float = 0.0
+    lens: Lens | None = None           # a wide-angle lens: points are undistorted before H
 
     # -- construction ------------------------------------------------------
     @classmethod
-    def from_points(cls, points: Sequence[Sequence[float]], geometry: TableGeometry) -> "Calibration":
+    def from_points(cls, points: Sequence[Sequence[float]], geometry: TableGeometry,
+                    lens: Lens | None = None) -> "Calibration":
         """Four image points of the corners NW, NE, SE, SW of the playing area."""
         import cv2
 
@@ -92,13 +180,15 @@ class Calibration:
         if pts.shape != (4, 2):
             raise ValueError(f"need 4 corner points (NW NE SE SW), got {len(pts)}")
         dst = np.array([geometry.corner_mm(i) for i in range(4)], np.float64)
-        H = cv2.getPerspectiveTransform(pts.astype(np.float32), dst.astype(np.float32))
+        src = lens.undistort_points(pts) if lens is not None else pts
+        H = cv2.getPerspectiveTransform(src.astype(np.float32), dst.astype(np.float32))
         if not np.isfinite(H).all() or abs(np.linalg.det(H)) < 1e-12:
             raise ValueError("the four points do not span a quadrilateral")
-        return cls(H.astype(np.float64), geometry, "points", pts.tolist())
+        return cls(H.astype(np.float64), geometry, "points", pts.tolist(), lens=lens)
 
     @classmethod
-    def from_aruco(cls, image_bgr: np.ndarray, geometry: TableGeometry, min_markers: int = 3) -> "Calibration":
+    def from_aruco(cls, image_bgr: np.ndarray, geometry: TableGeometry, min_markers: int = 3,
+                   lens: Lens | None = None) -> "Calibration":
         """Find the corner markers in one frame; raise ``ValueError`` when too few are seen."""
         import cv2
 
@@ -106,13 +196,15 @@ class Calibration:
         if len(found) < min_markers:
             raise ValueError(f"saw {len(found)} of the 4 corner markers ({sorted(found)}); need {min_markers}")
         src = np.concatenate([found[i] for i in sorted(found)])
+        if lens is not None:
+            src = lens.undistort_points(src)
         dst = np.concatenate([geometry.marker_corners_mm(i) for i in sorted(found)])
         H, _ = cv2.findHomography(src, dst, 0)
         if H is None:
             raise ValueError("markers found but no homography fits them")
         proj = cv2.perspectiveTransform(src.reshape(-1, 1, 2), H).reshape(-1, 2)
         err = float(np.sqrt(((proj - dst) ** 2).sum(1)).mean())
-        cal = cls(H, geometry, "aruco", [], sorted(found), err)
+        cal = cls(H, geometry, "aruco", [], sorted(found), err, lens)
         cal.image_points = cal.table_to_image([geometry.corner_mm(i) for i in range(4)]).tolist()
         return cal
 
@@ -120,14 +212,36 @@ class Calibration:
     def image_to_table(self, pts: Iterable[Sequence[float]]) -> np.ndarray:
         import cv2
 
-        a = np.asarray(list(pts), np.float64).reshape(-1, 1, 2)
-        return cv2.perspectiveTransform(a, self.H).reshape(-1, 2)
+        a = np.asarray(list(pts), np.float64).reshape(-1, 2)
+        if self.lens is not None:
+            a = self.lens.undistort_points(a)
+        return cv2.perspectiveTransform(a.reshape(-1, 1, 2), self.H).reshape(-1, 2)
 
     def table_to_image(self, pts: Iterable[Sequence[float]]) -> np.ndarray:
         import cv2
 
         a = np.asarray(list(pts), np.float64).reshape(-1, 1, 2)
-        return cv2.perspectiveTransform(a, np.linalg.inv(self.H)).reshape(-1, 2)
+        out = cv2.perspectiveTransform(a, np.linalg.inv(self.H)).reshape(-1, 2)
+        return self.lens.distort_points(out) if self.lens is not None else out
+
+    def table_map(self, to_mm: np.ndarray, size: tuple[int, int], scale: float = 1.0) -> tuple[np.ndarray, np.ndarray]:
+        """``cv2.remap`` maps for an output image of ``size`` (w, h) whose pixel
+        (u, v) shows the table point ``to_mm @ (u, v, 1)`` (a 3x3 projective
+        map to millimetres), read from an image ``scale`` times the frame.
+
+        Why maps rather than a homography: through a wide-angle lens the
+        table is not a projective image of the frame; the maps follow the lens."""
+        import cv2
+
+        w, h = size
+        u, v = np.meshgrid(np.arange(w, dtype=np.float64), np.arange(h, dtype=np.float64))
+        pts = np.stack([u.ravel(), v.ravel(), np.ones(u.size)], axis=1) @ np.asarray(to_mm, np.float64).T
+        mm = pts[:, :2] / pts[:, 2:3]
+        img = cv2.perspectiveTransform(mm.reshape(-1, 1, 2), np.linalg.inv(self.H)).reshape(-1, 2)
+        if self.lens is not None:
+            img = self.lens.distort_points(img)
+        img = img * scale
+        return (img[:, 0].reshape(h, w).astype(np.float32), img[:, 1].reshape(h, w).astype(np.float32))
 
     def view_matrix(self, px_per_mm: float) -> np.ndarray:
         """Homography image -> top-down view at ``px_per_mm`` pixels per millimetre."""
@@ -141,6 +255,9 @@ class Calibration:
         g = self.geometry
         size = (int(round(g.width_mm * px_per_mm)), int(round(g.height_mm * px_per_mm)))
         flags = cv2.INTER_LINEAR if interpolation is None else interpolation
+        if self.lens is not None:
+            mx, my = self.table_map(np.diag([1 / px_per_mm, 1 / px_per_mm, 1.0]), size)
+            return cv2.remap(image_bgr, mx, my, flags)
         return cv2.warpPerspective(image_bgr, self.view_matrix(px_per_mm), size, flags=flags)
 
     # -- persistence -------------------------------------------------------
@@ -154,6 +271,7 @@ class Calibration:
             "reprojection_mm": round(self.reprojection_mm, 3),
             "geometry": {"width_mm": g.width_mm, "height_mm": g.height_mm, "marker_mm": g.marker_mm,
                          "marker_ids": list(g.marker_ids), "dictionary": g.dictionary},
+            "lens": self.lens.to_dict() if self.lens is not None else None,
         }
 
     @classmethod
@@ -165,8 +283,9 @@ class Calibration:
         H = np.asarray(d["homography"], np.float64)
         if H.shape != (3, 3):
             raise ValueError("homography must be 3x3")
+        lens = Lens.from_dict(d["lens"]) if d.get("lens") else None
         return cls(H, g, d.get("method", "file"), d.get("image_points", []), d.get("markers_seen", []),
-                   float(d.get("reprojection_mm", 0.0)))
+                   float(d.get("reprojection_mm", 0.0)), lens)
 
     def save(self, path: str | Path) -> None:
         Path(path).write_text(json.dumps(self.to_dict(), indent=2) + "\n")

@@ -2,29 +2,35 @@
 
 Per frame (cheap, every frame):
 
-1. calibrate once (ArUco corner markers, given points or a saved file);
-2. warp the frame to a small top-down view of the playing area
-   (:mod:`~tablecam.vision.calibrate`), half-size first so the view is
-   averaged rather than aliased;
-3. let the :class:`~tablecam.vision.tracker.StabilityTracker` say which
-   card-sized blobs have come to rest and which known cards are gone.
+1. calibrate once (ArUco corner markers, given points or a saved file; a
+   wide-angle lens is undistorted through the ``[lens]`` intrinsics);
+2. map the frame to a small top-down view of the playing area (1 px per mm;
+   shrunk first so the view is averaged rather than aliased);
+3. let the :class:`~tablecam.vision.tracker.StabilityTracker` follow the
+   motion, and - every ``every``-th frame, or when motion settles - the learned
+   card localiser's boxes on that view, and say which cards have come to rest
+   and which known cards are gone.
 
 Per card at rest (rare, a few times per trick):
 
-4. cut the card out of the *full-resolution* frame, rectified to an upright
-   250x350 image, and classify it (``tablecam.vision.detector.classify_card``
-   by default - any ``crop -> (card, conf, probs)`` callable works);
+4. cut the card out of the *full-resolution* frame through each outline the
+   tracker offers (the patch that changed since the scene at rest first),
+   rectified to an upright 250x350 image, and classify it
+   (``tablecam.vision.detector`` ``classify_card`` by default - any
+   ``crop -> (card, conf, probs)`` callable works); the surest read wins;
 5. check the reading against what the shoe dealt (:mod:`~tablecam.vision.fusion`);
 6. turn it into an event by the zone it lies in (:mod:`~tablecam.vision.zones`).
+   A card the localiser is sure of but the classifier is not gives an event
+   with ``uncertain: true`` and its ``candidates``, never a confident wrong card.
 
-So the classifier runs on a handful of crops per trick instead of on every
-full frame; that is what keeps the pipeline above 20 frames per second on a
-2-core CPU while an event still follows the card's coming to rest by
-``stable_frames`` frames plus one classification.
+So the classifier runs on a handful of crops per trick and the localiser on
+a third of the frames at 320 px; that is what keeps the pipeline at 25 frames
+per second on a 2-core CPU while an event still follows the card's coming to
+rest by ``stable_frames`` frames plus one classification.
 
 Events carry ``ts`` (the timestamp of the frame on which the pipeline decided,
 i.e. when a live system would have known), ``rest_ts`` (the first frame the
-card lay still), ``source: "camera"`` and ``conf``.  The event type
+card was found still), ``source: "camera"`` and ``conf``.  The event type
 ``trick_turned`` (``cards``, ``seats``, ``trick``, ``conf``), registered in
 :mod:`tablecam.events` as an observation: the cards of the current trick have all left
 the table (turned face down or gathered).
@@ -41,10 +47,10 @@ import numpy as np
 from ..cards import Seat, parse_card, parse_seat
 from ..events import Event
 from ..findings import Finding
-from .calibrate import Calibration
+from .calibrate import Calibration, Lens
 from .camera import Frame
-from .fusion import HandBook
-from .tracker import Gone, Rest, StabilityTracker, order_quad
+from .fusion import HandBook, probs_dict
+from .tracker import Gone, Placed, Rest, StabilityTracker, order_quad
 from .zones import CameraConfig, trick_seat
 
 
@@ -54,6 +60,17 @@ FOLLOW_SUIT = ("bridge", "vira", "whist")
 """Games where a player must follow the suit led (fusion prefers a card that does)."""
 
 Classifier = Callable[[np.ndarray], Any]
+Localise = Callable[[np.ndarray], list[tuple[float, float, float, float, float]]]
+"""An image in, ``(x1, y1, x2, y2, conf)`` per card out (the learned localiser by default)."""
+
+CANDIDATES = 3
+"""Cards listed in an uncertain event (``candidates``), likeliest first."""
+
+SURE_BACK = 0.9
+"""A back read this surely beats an unsure face read through another outline."""
+
+SURE_CARD = 0.6
+"""A localiser score from which a box is surely a card, even when its face cannot be read."""
 
 
 @dataclass
@@ -81,6 +98,62 @@ def default_classifier() -> Callable[[np.ndarray], Reading]:
         return Reading(str(card), float(conf), probs)
 
     return classify
+
+
+def default_localiser(cfg: CameraConfig) -> Localise:
+    """The shipped learned card localiser (``models/card_localiser.onnx``), loaded now.
+
+    Raises ``RuntimeError`` with a clear reason when the model is missing."""
+    try:
+        from .proposals import CardLocaliser
+
+        loc = CardLocaliser(threads=1, conf=min(cfg.detection.conf, 0.25))
+    except Exception as e:  # ImportError, a missing or unreadable model file (onnxruntime's own errors)
+        raise RuntimeError(f"the card localiser is not available ({type(e).__name__}: {e})") from None
+
+    def localise(image: np.ndarray) -> list[tuple[float, float, float, float, float]]:
+        return [(*box, conf) for box, conf, _ in loc.proposals(image, sizes=(max(image.shape[:2]),))]
+
+    return localise
+
+
+SecondOpinion = Callable[[np.ndarray], list[tuple[str, float, np.ndarray, dict[str, float]]]]
+"""A window of the frame in; ``(card, conf, quad in window px, probs)`` per card found in it."""
+
+
+def default_second_opinion() -> SecondOpinion:
+    """The still-image detector (``detector.detect``) on a window of the frame.
+
+    Why: ``classify_card`` reads one rectified crop; ``detect`` reads the card
+    through its index windows and several outlines as well, so it is surer
+    (and slower).  The pipeline asks it only about a card the crop left
+    unsure, so an unsure read becomes a sure one or stays honestly unsure."""
+    from . import detector
+
+    det = detector.load_detector()
+
+    def opinion(window: np.ndarray) -> list[tuple[str, float, np.ndarray, dict[str, float]]]:
+        out = []
+        for d in det.detect(window):
+            x1, y1, x2, y2 = d.box
+            q = d.quad if d.quad is not None else np.array([[x1, y1], [x2, y1], [x2, y2], [x1, y2]], np.float64)
+            out.append((d.card, float(d.conf), np.asarray(q, np.float64).reshape(4, 2), dict(d.probs)))
+        return out
+
+    return opinion
+
+
+def localiser_input(cfg: CameraConfig) -> int:
+    """Pixels of the localiser's input (long side): a card's short side spans ``min_card_px``.
+
+    >>> localiser_input(CameraConfig.load())
+    320
+    """
+    if cfg.detection.input_px:
+        return int(cfg.detection.input_px)
+    g = cfg.geometry
+    want = max(g.width_mm, g.height_mm) / min(cfg.card_mm) * cfg.detection.min_card_px
+    return int(max(320, min(1280, -(-want // 32) * 32)))
 
 
 def _grow(q: np.ndarray, mm: float) -> np.ndarray:
@@ -115,7 +188,9 @@ def _as_reading(r: Any) -> Reading:
 class PipelineStats:
     frames: int = 0
     classified: int = 0
-    seconds: dict[str, float] = field(default_factory=lambda: {"view": 0.0, "track": 0.0, "classify": 0.0,
+    looks: int = 0
+    seconds: dict[str, float] = field(default_factory=lambda: {"view": 0.0, "track": 0.0, "localise": 0.0,
+                                                              "classify": 0.0, "second_opinion": 0.0,
                                                               "calibrate": 0.0})
 
 
@@ -129,11 +204,19 @@ class CameraPipeline:
 
     def __init__(self, cfg: CameraConfig | None = None, game: str = "bridge",
                  calibration: Calibration | None = None, classify: Classifier | None = None,
-                 hands: HandBook | None = None, source: str = "camera") -> None:
+                 hands: HandBook | None = None, source: str = "camera", localise: Localise | None = None,
+                 second_opinion: SecondOpinion | None = None) -> None:
         self.cfg = cfg or CameraConfig.load()
         self.game = game
         self.cal = calibration
         self._classify = classify
+        self._localise = localise
+        # the detector's second look at unsure reads: by default with the shipped model only
+        self._second: SecondOpinion | None = second_opinion
+        self._second_default = second_opinion is None and classify is None and self.cfg.detection.second_opinion
+        self.lens = self._lens()
+        if self.cal is not None and self.cal.lens is None and self.lens is not None:
+            self.cal.lens = self.lens
         self.hands = hands
         self.source = source
         self.tracker = StabilityTracker(self.cfg)
@@ -141,7 +224,7 @@ class CameraPipeline:
         self.trick: list[dict[str, Any]] = []        # plays of the current trick: seat, card, placed id, gone
         self.tricks_turned = 0
         self.exposed: set[str] = set()
-        self._view_H: np.ndarray | None = None
+        self._view_maps: tuple[np.ndarray, np.ndarray, int] | None = None
         self._cal_tries = 0
         self.errors: list[str] = []
         self.readings: list[tuple[float, str, str, float]] = []   # every classification, for diagnosis
@@ -153,18 +236,20 @@ class CameraPipeline:
         if self.cal is not None:
             return True
         c = self.cfg.calibration
-        method = c.get("method", "aruco")
+        method = c.method
         t0 = time.perf_counter()
         try:
             if method == "points":
-                self.cal = Calibration.from_points(c["image_points"], self.cfg.geometry)
+                self.cal = Calibration.from_points(c.image_points or [], self.cfg.geometry, self.lens)
             elif method == "file":
-                self.cal = Calibration.load(c["file"])
+                self.cal = Calibration.load(c.file or "")
+                if self.cal.lens is None:
+                    self.cal.lens = self.lens
             else:
                 self._cal_tries += 1
-                every = 1 if self._cal_tries <= int(c.get("search_frames", 100)) else 25
+                every = 1 if self._cal_tries <= c.search_frames else 25
                 if self._cal_tries % every == 0:
-                    self.cal = Calibration.from_aruco(frame.image, self.cfg.geometry)
+                    self.cal = Calibration.from_aruco(frame.image, self.cfg.geometry, lens=self.lens)
         except (ValueError, KeyError, OSError) as e:
             if method != "aruco":
                 raise ValueError(f"calibration ({method}) failed: {e}") from None
@@ -179,15 +264,15 @@ class CameraPipeline:
         carried over into the new view, so a bump makes no event.
         """
         c = self.cfg.calibration
-        every = float(c.get("recheck_s", 5.0))
-        if c.get("method", "aruco") != "aruco" or every <= 0 or self.cal is None:
+        every = c.recheck_s
+        if c.method != "aruco" or every <= 0 or self.cal is None:
             return
         if frame.ts - self._last_check < every:
             return
         self._last_check = frame.ts
         t0 = time.perf_counter()
         try:
-            new = Calibration.from_aruco(frame.image, self.cfg.geometry)
+            new = Calibration.from_aruco(frame.image, self.cfg.geometry, lens=self.lens)
         except ValueError:
             return                       # markers covered just now: keep the calibration we have
         finally:
@@ -196,108 +281,155 @@ class CameraPipeline:
         corners = [g.corner_mm(i) for i in range(4)]
         old_px = self.cal.table_to_image(corners)
         drift_mm = float(np.abs(new.image_to_table(old_px) - np.array(corners)).max())
-        if drift_mm < float(c.get("recheck_mm", 4.0)):
+        if drift_mm < c.recheck_mm:
             return
         old_v = self.cal.view_matrix(self.cfg.px_per_mm)
         new_v = new.view_matrix(self.cfg.px_per_mm)
         self.tracker.moved(new_v @ np.linalg.inv(old_v))
-        self.cal, self._view_H = new, None
+        self.cal, self._view_maps = new, None
         self.recalibrations.append((frame.ts, round(drift_mm, 1)))
+
+    def _lens(self) -> Lens | None:
+        lens = self.cfg.lens
+        if lens is None:
+            return None
+        if lens.file:
+            try:
+                return Lens.load(lens.file)
+            except (OSError, ValueError, KeyError) as e:
+                raise ValueError(f"lens file {lens.file}: {e}") from None
+        if lens.camera_matrix is None:
+            return None
+        return Lens.from_dict({"camera_matrix": lens.camera_matrix, "distortion": lens.distortion or [0, 0, 0, 0],
+                               "image_size": lens.image_size})
+
+    def _shrink(self, img: np.ndarray) -> int:
+        """How much the frame can be shrunk before the view still has a frame pixel per view pixel."""
+        assert self.cal is not None
+        g = self.cfg.geometry
+        px = self.cal.table_to_image([(0, 0), (g.width_mm, 0), (g.width_mm, g.height_mm), (0, g.height_mm)])
+        span = max(np.linalg.norm(px[1] - px[0]) / g.width_mm, np.linalg.norm(px[3] - px[0]) / g.height_mm)
+        return int(max(1, min(4, span // self.cfg.px_per_mm)))
 
     def _view(self, img: np.ndarray) -> np.ndarray:
         import cv2
 
         assert self.cal is not None
-        if self._view_H is None:
-            half = np.diag([2.0, 2.0, 1.0])              # half-size image px -> full-size px
-            self._view_H = self.cal.view_matrix(self.cfg.px_per_mm) @ half
-            g = self.cfg.geometry
-            self._view_size = (int(round(g.width_mm * self.cfg.px_per_mm)), int(round(g.height_mm * self.cfg.px_per_mm)))
-        small = cv2.resize(img, (img.shape[1] // 2, img.shape[0] // 2), interpolation=cv2.INTER_AREA)
-        return cv2.warpPerspective(small, self._view_H, self._view_size, flags=cv2.INTER_LINEAR)
+        if self._view_maps is None:
+            g, ppm = self.cfg.geometry, self.cfg.px_per_mm
+            size = (int(round(g.width_mm * ppm)), int(round(g.height_mm * ppm)))
+            k = self._shrink(img)
+            mx, my = self.cal.table_map(np.diag([1 / ppm, 1 / ppm, 1.0]), size, scale=1.0 / k)
+            mx, my = cv2.convertMaps(mx, my, cv2.CV_16SC2)
+            self._view_maps = (mx, my, k)
+        mx, my, k = self._view_maps
+        small = img if k == 1 else cv2.resize(img, (img.shape[1] // k, img.shape[0] // k), interpolation=cv2.INTER_AREA)
+        return cv2.remap(small, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+
+    def localise(self, view: np.ndarray) -> list[tuple[float, float, float, float, float]]:
+        """The learned localiser on the top-down view: card boxes in view pixels."""
+        import cv2
+
+        if self._localise is None:
+            self._localise = default_localiser(self.cfg)
+        t0 = time.perf_counter()
+        try:
+            n = localiser_input(self.cfg)
+            f = n / max(view.shape[:2])
+            img = view if abs(f - 1) < 1e-3 else cv2.resize(view, None, fx=f, fy=f, interpolation=cv2.INTER_AREA)
+            return [(x1 / f, y1 / f, x2 / f, y2 / f, c) for x1, y1, x2, y2, c in self._localise(img)]
+        finally:
+            self.stats.looks += 1
+            self.stats.seconds["localise"] += time.perf_counter() - t0
 
     # -- classification ----------------------------------------------------
-    def crop_card(self, img: np.ndarray, quad_view: np.ndarray, grow_mm: float = 1.5,
+    def _cut(self, img: np.ndarray, q_mm: np.ndarray, size: tuple[int, int], interp: int) -> np.ndarray:
+        """The table quad ``q_mm`` (TL, TR, BR, BL) cut from the frame as a ``size`` image,
+        through the calibration's maps (lens included) so a card near the edge of a
+        wide-angle view comes out straight."""
+        import cv2
+
+        assert self.cal is not None
+        w, h = size
+        src = np.array([[0, 0], [w - 1, 0], [w - 1, h - 1], [0, h - 1]], np.float32)
+        to_mm = cv2.getPerspectiveTransform(src, np.asarray(q_mm, np.float32))
+        if self.cal.lens is None:           # a plain homography: one warp
+            crop_to_img = np.linalg.inv(self.cal.H) @ to_mm.astype(np.float64)
+            return cv2.warpPerspective(img, crop_to_img, (w, h), flags=interp | cv2.WARP_INVERSE_MAP,
+                                       borderMode=cv2.BORDER_REPLICATE)
+        mx, my = self.cal.table_map(to_mm, (w, h))
+        return cv2.remap(img, mx, my, interp, borderMode=cv2.BORDER_REPLICATE)
+
+    def crop_card(self, img: np.ndarray, quad_view: np.ndarray, grow_mm: float = 0.5,
                   refine: bool = True) -> np.ndarray:
         """The card under ``quad_view`` cut from the full frame, upright, 250x350.
 
-        The view's quad is only good to a pixel of the view (2 mm); so the
-        card is first cut loosely, with a margin, then its edges are found
-        again in that full-resolution cut and the final crop follows them.
-        """
-        assert self.cal is not None
-        q = np.asarray(quad_view, np.float64) / self.cfg.px_per_mm       # view px -> mm
+        The view's outline is good to a view pixel (1 mm); so the card is
+        first cut loosely, with a margin, at ``crop_px_per_mm``, its edges
+        are found again in that cut (the rectangle whose sides lie best on
+        the edges) and the final crop follows them."""
+        import cv2
+
+        q = order_quad(np.asarray(quad_view, np.float64) / self.cfg.px_per_mm)
         if refine:
             better = self._refine(img, q)
             if better is not None:
-                return self._warp(img, better)
-        return self._warp(img, order_quad(self.cal.table_to_image(_grow(q, grow_mm))))
-
-    @staticmethod
-    def _card_rect(mask: np.ndarray, cw_px: float, ch_px: float) -> Any:
-        """Minimum-area rectangle of the largest blob, if it has a card's size."""
-        import cv2
-
-        cnts, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
-        if not cnts:
-            return None
-        rect = cv2.minAreaRect(max(cnts, key=cv2.contourArea))
-        short, long_ = sorted(rect[1])
-        if not (0.85 * cw_px <= short <= 1.15 * cw_px and 0.85 * ch_px <= long_ <= 1.15 * ch_px):
-            return None
-        return rect
-
-    def _warp(self, img: np.ndarray, src: np.ndarray, size: tuple[int, int] = (CROP_W, CROP_H)) -> np.ndarray:
-        import cv2
-
-        w, h = size
-        dst = np.array([[0, 0], [w - 1, 0], [w - 1, h - 1], [0, h - 1]], np.float32)
-        M = cv2.getPerspectiveTransform(np.asarray(src, np.float32), dst)
-        return cv2.warpPerspective(img, M, (w, h), flags=cv2.INTER_CUBIC, borderMode=cv2.BORDER_REPLICATE)
+                q = better
+        return self._cut(img, order_quad(_grow_sides(q, grow_mm)), (CROP_W, CROP_H), cv2.INTER_CUBIC)
 
     def _refine(self, img: np.ndarray, q_mm: np.ndarray, margin_mm: float = 5.0) -> np.ndarray | None:
-        """The card's exact corners (image px), found in a loose full-resolution cut."""
+        """The card's outline (table mm) fitted to the edges of a loose full-resolution cut."""
         import cv2
 
-        assert self.cal is not None
-        ppm = 4.0
+        from .proposals import fitted_quads
+
+        ppm = self.cfg.crop_px_per_mm
         cw, ch = self.cfg.card_mm
-        W, H = int((cw + 2 * margin_mm) * ppm), int((ch + 2 * margin_mm) * ppm)
-        src = order_quad(self.cal.table_to_image(_grow_sides(q_mm, margin_mm))).astype(np.float32)
-        dst = np.array([[0, 0], [W - 1, 0], [W - 1, H - 1], [0, H - 1]], np.float32)
-        M = cv2.getPerspectiveTransform(src, dst)
-        cut = cv2.warpPerspective(img, M, (W, H), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
-        # The card's outline: first its pale card stock (the tightest outline), else - a court card
-        # whose picture fills the face - everything brighter than the table or of another colour
-        # (a shadow, darker but the table's colour, is not the card). On a pile the cards below
-        # join in: then only the card's own surroundings count.
-        hsv = cv2.cvtColor(cut, cv2.COLOR_BGR2HSV)
-        lab = cv2.cvtColor(cut, cv2.COLOR_BGR2LAB).astype(np.int16)
-        b = max(3, int(margin_mm * ppm / 3))
-        ring = np.zeros((H, W), bool)
-        ring[:b], ring[-b:], ring[:, :b], ring[:, -b:] = True, True, True, True
-        tv = max(float(np.median(hsv[..., 2][ring])), 8.0)
-        pale = (hsv[..., 2] > self.cfg.white_ratio * tv) & (hsv[..., 1] < self.cfg.max_saturation)
-        ref = np.median(lab[ring], axis=0)
-        chroma = np.abs(lab[..., 1] - ref[1]) + np.abs(lab[..., 2] - ref[2])
-        other = (lab[..., 0] > ref[0] + 30) | (chroma > 25)
-        m = int(round((margin_mm - 2.0) * ppm))
-        inner = np.zeros((H, W), np.uint8)
-        inner[m:H - m, m:W - m] = 1
-        rect = None
-        for raw, opened in ((pale, False), (other, True)):
-            mask = raw.astype(np.uint8)
-            if opened:
-                mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
-            mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, np.ones((7, 7), np.uint8))
-            rect = self._card_rect(mask, cw * ppm, ch * ppm) or self._card_rect(mask & inner, cw * ppm, ch * ppm)
-            if rect is not None:
-                break
-        if rect is None:
+        W, H = int(round((cw + 2 * margin_mm) * ppm)), int(round((ch + 2 * margin_mm) * ppm))
+        loose = order_quad(_grow_sides(q_mm, margin_mm))
+        cut = self._cut(img, loose, (W, H), cv2.INTER_LINEAR)
+        g = margin_mm * ppm * 0.6
+        try:
+            fits = fitted_quads(cut, (g, g, W - g, H - g), top=1, aspect=ch / cw, width=cw * ppm, max_side=220)
+        except (ValueError, IndexError, ArithmeticError):
             return None
-        box = cv2.boxPoints(rect).reshape(-1, 1, 2).astype(np.float64)
-        back = cv2.perspectiveTransform(box, np.linalg.inv(M)).reshape(4, 2)
-        return order_quad(back)
+        if not fits:
+            return None
+        src = np.array([[0, 0], [W - 1, 0], [W - 1, H - 1], [0, H - 1]], np.float32)
+        M = cv2.getPerspectiveTransform(src, loose.astype(np.float32))
+        fit = cv2.perspectiveTransform(fits[0].reshape(-1, 1, 2).astype(np.float64), M.astype(np.float64)).reshape(4, 2)
+        if float(np.abs(fit.mean(0) - q_mm.mean(0)).max()) > 0.6 * margin_mm:
+            return None                      # the edges of something else
+        return order_quad(fit)
+
+    def read(self, img: np.ndarray, rest: Rest) -> tuple[Reading, np.ndarray]:
+        """The surest read among the outlines the tracker offers, and the outline it came from.
+
+        A face read beats ``back`` and ``none`` when it is sure (over
+        ``uncertain_below``): an outline cut partly off the card reads as
+        ``none`` while the right one reads the card."""
+        reads: list[tuple[Reading, np.ndarray]] = []
+        for q in rest.quads or [rest.quad_view]:
+            r = self.classify(self.crop_card(img, q))
+            reads.append((r, q))
+            if r.card not in ("back", "none") and r.conf >= 0.95:
+                break
+
+        def rank(rq: tuple[Reading, np.ndarray]) -> tuple[int, float]:
+            # A sure face, then a back read as surely as backs read, then a face over the floor,
+            # then the rest: an outline cut askew across a card reads as a back or as none
+            # while the true outline reads its face, if unsurely.
+            r = rq[0]
+            face = r.card not in ("back", "none")
+            if face and r.conf >= self.cfg.uncertain_below:
+                return (4, r.conf)
+            if r.card == "back" and r.conf >= SURE_BACK:
+                return (3, r.conf)
+            if face and r.conf >= self.cfg.min_conf:
+                return (2, r.conf)
+            return (1 if r.card == "back" else 0, r.conf)
+
+        return max(reads, key=rank)
 
     def classify(self, crop: np.ndarray) -> Reading:
         if self._classify is None:
@@ -361,6 +493,71 @@ class CameraPipeline:
                 if self.hands is not None:
                     self.hands.feed(ev)
 
+    def second_look(self, img: np.ndarray, quad_view: np.ndarray, r: Reading) -> tuple[Reading, np.ndarray | None]:
+        """An unsure read looked at again by the still detector, on a window of the frame
+        around the card; its read of the card at the window's centre replaces ours when
+        it is sure.  Returns the read and, when replaced, the outline (view px)."""
+        if r.conf >= self.cfg.uncertain_below and r.card not in ("none",):
+            return r, None
+        if self._second is None and self._second_default:
+            try:
+                self._second = default_second_opinion()
+            except Exception:  # no detector: the first read stands
+                self._second_default = False
+        if self._second is None:
+            return r, None
+        assert self.cal is not None
+        t0 = time.perf_counter()
+        try:
+            q_img = self.cal.table_to_image(np.asarray(quad_view, np.float64) / self.cfg.px_per_mm)
+            c = q_img.mean(0)
+            span = float(np.ptp(q_img, axis=0).max())
+            h, w = img.shape[:2]
+            x1, y1 = (int(max(0, v)) for v in c - span)
+            x2, y2 = int(min(w, c[0] + span)), int(min(h, c[1] + span))
+            if x2 - x1 < 16 or y2 - y1 < 16:
+                return r, None
+            found = self._second(img[y1:y2, x1:x2])
+        except (ValueError, ArithmeticError, IndexError, RuntimeError) as e:
+            self.errors.append(f"second look failed: {e}")
+            return r, None
+        finally:
+            self.stats.seconds["second_opinion"] += time.perf_counter() - t0
+        near = [(card, conf, q, p) for card, conf, q, p in found
+                if np.hypot(*(q.mean(0) + (x1, y1) - c)) <= 0.3 * span]
+        if not near:
+            return r, None
+        card, conf, q, p = max(near, key=lambda k: k[1])
+        if card in ("back", "none") or conf < max(r.conf, self.cfg.uncertain_below):
+            return r, None
+        quad_mm = self.cal.image_to_table(q + (x1, y1))
+        return Reading(card, conf, p or {card: conf}), quad_mm * self.cfg.px_per_mm
+
+    def _candidates(self, r: Reading, seat: Seat | None) -> list[tuple[str, float]]:
+        """The face cards a read leaves open, likeliest first; with the shoe's hands
+        known, only those the seat can still hold (renormalised over them)."""
+        p = probs_dict(r.probs, r.classes)
+        if not p:
+            p = {r.card: r.conf}
+        faces = {}
+        for c, v in p.items():
+            try:
+                card = parse_card(c)
+            except ValueError:
+                continue                               # back, none
+            faces[str(card)] = float(v)
+        if seat is not None and self.hands is not None and self.hands.known:
+            held = {c: v for c, v in faces.items() if self.hands.can_hold(seat, parse_card(c))}
+            total = sum(held.values())
+            if held and total > 0:
+                faces = {c: v / total for c, v in held.items()}
+        return sorted(faces.items(), key=lambda kv: -kv[1])[:CANDIDATES]
+
+    def _on_table(self, card: str, but: Placed) -> Placed | None:
+        """The card already lying elsewhere on the table (one card is never two)."""
+        return next((p for p in self.tracker.placed if p is not but and p.info.get("card") == card
+                     and p.info.get("kind") in ("play", "expose")), None)
+
     def _on_rest(self, rest: Rest, frame: Frame) -> list[Event | Finding]:
         q_mm = rest.quad_view / self.cfg.px_per_mm
         cx, cy = (float(v) for v in q_mm.mean(0))
@@ -369,30 +566,48 @@ class CameraPipeline:
             self.tracker.place(rest, {"kind": "outside"})
             return []
         try:
-            r = self.classify(self.crop_card(frame.image, rest.quad_view))
+            r, quad = self.read(frame.image, rest)
         except (ValueError, ArithmeticError, IndexError) as e:   # a degenerate crop: skip this reading only
             self.errors.append(f"frame {frame.index}: cannot read the card at {cx:.0f},{cy:.0f} mm: {e}")
             return []
+        if r.card != "back" or r.conf < SURE_BACK:
+            r, better = self.second_look(frame.image, quad, r)
+            if better is not None:
+                quad = better
         self.readings.append((frame.ts, zone.name, r.card, round(r.conf, 3)))
         if r.card == "back":
-            self.tracker.place(rest, {"kind": "back", "zone": zone.name})
+            self.tracker.place(rest, {"kind": "back", "zone": zone.name}, quad)
             return []
-        if r.card == "none":
-            return []                                   # not a card (paper, a sleeve ...): no event
+        if zone.kind in ("talong", "kitty"):
+            self.tracker.place(rest, {"kind": zone.kind, "card": r.card}, quad)
+            return []
+        if zone.kind == "bidding":
+            self.tracker.place(rest, {"kind": "bidding", "zone": zone.name}, quad)
+            return []                                   # bid cards: no reader for them yet (docs)
+        seat: Seat = zone.seat if zone.kind != "trick" else trick_seat(cx, cy, zone)  # type: ignore[assignment]
+        uncertain = False
         try:
             card = parse_card(r.card)
+            conf = r.conf
         except ValueError:
-            return []
-        if r.conf < self.cfg.min_conf:
-            return []                                   # not placed: a later rest may read it better
-        if zone.kind in ("talong", "kitty"):
-            self.tracker.place(rest, {"kind": zone.kind, "card": str(card)})
-            return []
-        seat: Seat = zone.seat if zone.kind != "trick" else trick_seat(cx, cy, zone)  # type: ignore[assignment]
+            card, conf = None, 0.0                      # "none": not a card, or a face it cannot read
+        if card is None or conf < self.cfg.min_conf:
+            # The localiser is sure a card lies here but its face cannot be read: say so, with the
+            # candidates, rather than a wrong card or nothing. Unsure of both: no event (paper, a chip).
+            cands = self._candidates(r, seat)
+            if rest.conf < SURE_CARD or not cands:
+                return []                               # not placed: read again if it moves
+            card, conf, uncertain = parse_card(cands[0][0]), cands[0][1], True
+        if uncertain or conf < self.cfg.uncertain_below:
+            # unsure, and one of its candidates is a card already on the table there (exposed, or
+            # this seat's card to the trick): it is that card seen again, not a second card
+            known = self.exposed | {str(p["card"]) for p in self.trick if p["seat"] == seat}
+            seen = [c for c, v in self._candidates(r, seat) if c in known and v >= 0.05]
+            if seen:
+                card, conf, uncertain = parse_card(seen[0]), max(conf, self.cfg.uncertain_below), False
         out: list[Event | Finding] = []
-        conf = r.conf
         extra: dict[str, Any] = {}
-        if self.hands is not None and self.hands.known:
+        if self.hands is not None and self.hands.known and not uncertain:
             led = None
             if zone.kind != "expose" and self.game in FOLLOW_SUIT and self.trick:
                 first = self.trick[0]
@@ -405,11 +620,21 @@ class CameraPipeline:
             if res.fused and res.card is not None:
                 extra["camera_card"] = str(card)
                 card, conf = res.card, res.conf
-        common = {"conf": round(float(conf), 3), "zone": zone.name, "rest_ts": rest.rest_ts, **extra}
-        if conf < self.cfg.uncertain_below:
+        common: dict[str, Any] = {"conf": round(float(conf), 3), "zone": zone.name, "rest_ts": rest.rest_ts, **extra}
+        if uncertain or conf < self.cfg.uncertain_below:
             common["uncertain"] = True
-        if zone.kind == "expose":
-            placed = self.tracker.place(rest, {"kind": "expose", "card": str(card), "seat": str(seat)})
+            common["candidates"] = [{"card": c, "conf": round(v, 3)} for c, v in self._candidates(r, seat)]
+        kind = "expose" if zone.kind == "expose" else "play"
+        placed = self.tracker.place(rest, {"kind": kind, "card": str(card), "seat": str(seat)}, quad)
+        old = self._on_table(str(card), placed)
+        if old is not None:
+            # the same card seen again in a new place (slid, or seen twice): one card, one event
+            self.tracker.forget(old)
+            for p in self.trick:
+                if p["id"] == old.id:
+                    p["id"], p["gone"] = placed.id, False
+            return out
+        if kind == "expose":
             if str(card) in self.exposed:
                 return out
             self.exposed.add(str(card))
@@ -417,7 +642,6 @@ class CameraPipeline:
             return out
         # a card to the trick
         mine = next((p for p in self.trick if p["seat"] == seat), None)
-        placed = self.tracker.place(rest, {"kind": "play", "card": str(card), "seat": str(seat)})
         if mine is not None and mine["card"] == card:
             mine["id"], mine["gone"] = placed.id, False         # the same card, moved: no new event
             return out
@@ -471,10 +695,11 @@ class CameraPipeline:
         t0 = time.perf_counter()
         view = self._view(img)
         t1 = time.perf_counter()
-        changes = self.tracker.update(view, frame.ts, frame.index)
+        loc0 = self.stats.seconds["localise"]
+        changes = self.tracker.update(view, frame.ts, frame.index, lambda: self.localise(view))
         t2 = time.perf_counter()
         self.stats.seconds["view"] += t1 - t0
-        self.stats.seconds["track"] += t2 - t1
+        self.stats.seconds["track"] += t2 - t1 - (self.stats.seconds["localise"] - loc0)
         out: list[Event | Finding] = []
         for ch in changes:
             if isinstance(ch, Rest):

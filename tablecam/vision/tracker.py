@@ -1,60 +1,86 @@
 """Which cards lie still on the table, frame after frame.
 
-The camera sees hands, sleeves and shadows sweep over the table all the
-time; an event must come only from a card that has come to rest.  The
-tracker works on a small top-down view (``px_per_mm``, 2 mm per pixel by
-default) where it is cheap to look at every frame:
+The camera sees hands, sleeves, chips and shadows on the table all the time,
+on black cloth, green felt, wood, white tops or a taped layout; an event must
+come only from a card that has come to rest.  So *what is a card* is never
+decided from the table's colour: the learned card localiser
+(:class:`~tablecam.vision.proposals.CardLocaliser`) says where cards are.
+The tracker works on a small top-down view (``px_per_mm``, 1 px per mm by
+default) where cheap pixel work can be done on every frame:
 
-* a *card-like* pixel is much brighter than the table's median and pale
-  (white card stock; skin and felt are saturated) - relative to the table's
-  own brightness, so a cloud over the window or a dimmer changes nothing;
-* a *blob* is a connected patch of card-like pixels at least
-  ``min_card_fraction`` of a card in area;
-* a blob is *at rest* once it has been in the same place, with the same
-  area and no motion over it, for ``stable_frames`` frames in a row.  A hand
-  passing over the table never stays put that long, so it makes no event;
-* a card already known is *gone* once its footprint has shown bare table
-  for ``stable_frames`` frames.  A hand resting on a card is not bare table
-  (its colour is not the table's), so covering a card does not remove it.
+* **motion** (grey-level change from the last frame) only says *when to
+  look*: the localiser runs every ``every``-th frame, at once when a
+  card-sized patch of the view has just gone still, and again ``frames``
+  frames after a new card was first found;
+* a card **comes to rest** when the localiser has found it in the same place
+  (boxes overlapping by 85 %) over ``frames`` frames, with no motion over it
+  in between.  A hand passing over the table is no card to the localiser and
+  never keeps still that long;
+* **which card is the newest** - the card laid on a pile, the top card and
+  never the one beneath - is what changed since the *scene at rest* (each
+  pixel as it looked once it had been still for a second): the new card hides
+  the table or the faces below it, so the changed patch is card-shaped and
+  its rectangle is the card to read; the localiser's box confirms it is a
+  card.  Where nothing changed (a card on the table since the camera
+  started) the card's outline is fitted to the edges inside the box;
+* a card already known is **gone** when its place, still again, no longer
+  looks like the card (grey-level correlation with its look when placed, so
+  a dimmer or a cloud changes nothing): turned face down, slid away,
+  gathered - unless a newer face card lies on it (a trick pile), which keeps
+  it until that card goes too, or another card lies partly across it (a
+  quitted trick slid over an exposed card).
 
-The tracker only says "something card-sized came to rest here" or "the card
-that was here is gone"; reading the card and deciding what it means is the
-pipeline's job (:mod:`tablecam.vision.pipeline`), which runs the classifier
-only on those few occasions - that is what makes 20+ frames per second on
-a 2-core CPU possible.
+The tracker only says "a card came to rest here" or "the card that was here
+is gone"; reading the card and deciding what it means is the pipeline's job
+(:mod:`tablecam.vision.pipeline`), which runs the classifier only on those
+few occasions.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 
 from .zones import CameraConfig
 
+BoxT = tuple[float, float, float, float]
+Look = Callable[[], list[tuple[float, float, float, float, float]]]
+"""The localiser on the current frame: ``(x1, y1, x2, y2, conf)`` per card, in view pixels."""
+
+REF_W, REF_H = 20, 28
+"""Size of a placed card's look kept to tell it is still there (grey, rectified)."""
+
+
+def box_iou(a: BoxT, b: BoxT) -> float:
+    """Overlap of two axis-aligned boxes (intersection over union).
+
+    >>> box_iou((0, 0, 10, 10), (5, 0, 15, 10))
+    0.3333333333333333
+    """
+    ix = max(0.0, min(a[2], b[2]) - max(a[0], b[0]))
+    iy = max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
+    inter = ix * iy
+    union = (a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter
+    return inter / union if union > 0 else 0.0
+
+
+def quad_box(q: np.ndarray) -> BoxT:
+    q = np.asarray(q, np.float64).reshape(-1, 2)
+    return (float(q[:, 0].min()), float(q[:, 1].min()), float(q[:, 0].max()), float(q[:, 1].max()))
+
 
 @dataclass
-class Blob:
-    """A card-sized patch of card-like pixels in the top-down view."""
+class Track:
+    """A localiser box followed from look to look until it is a card at rest."""
 
-    cx: float                 # centroid, view pixels
-    cy: float
-    area: float               # view pixels
-    bbox: tuple[int, int, int, int]
-    label: int = 0
-
-    def near(self, other: "Blob", tol_px: float) -> bool:
-        return abs(self.cx - other.cx) <= tol_px and abs(self.cy - other.cy) <= tol_px and \
-            abs(self.area - other.area) <= 0.12 * max(self.area, other.area)
-
-
-@dataclass
-class Candidate:
-    blob: Blob
-    count: int
-    first_ts: float
+    box: BoxT
+    conf: float
     first_frame: int
+    first_ts: float
+    last_look: int
+    seen: int = 1
     done: bool = False
 
 
@@ -64,20 +90,29 @@ class Placed:
 
     id: int
     quad_view: np.ndarray                 # 4x2 corners in view pixels
-    blob: Blob
+    box: BoxT
+    ref: np.ndarray                       # its grey look when placed (REF_H x REF_W)
     info: dict[str, Any] = field(default_factory=dict)   # card, seat, zone ... (pipeline's)
+    under: set[int] = field(default_factory=set)         # ids of newer face cards lying on it
     empty_count: int = 0
     empty_since: float | None = None
 
 
 @dataclass
 class Rest:
-    """A blob has come to rest and matches no placed card: read it."""
+    """A card has come to rest and is no card already placed: read it.
 
-    blob: Blob
+    ``quads`` are the outlines worth reading, likeliest first (the changed
+    patch's rectangle, else rectangles fitted in the localiser's box); the
+    pipeline reads each and keeps the surest read."""
+
     quad_view: np.ndarray
+    quads: list[np.ndarray]
+    box: BoxT
+    conf: float                           # the localiser's score
     rest_ts: float
     rest_frame: int
+    changed: bool                         # found as what changed since the scene at rest
 
 
 @dataclass
@@ -86,207 +121,263 @@ class Gone:
     gone_ts: float
 
 
+def _grey_patch(grey: np.ndarray, quad: np.ndarray) -> np.ndarray:
+    import cv2
+
+    dst = np.array([[0, 0], [REF_W - 1, 0], [REF_W - 1, REF_H - 1], [0, REF_H - 1]], np.float32)
+    M = cv2.getPerspectiveTransform(order_quad(quad).astype(np.float32), dst)
+    return cv2.warpPerspective(grey, M, (REF_W, REF_H), flags=cv2.INTER_AREA,
+                               borderMode=cv2.BORDER_REPLICATE).astype(np.float32)
+
+
+def looks_alike(a: np.ndarray, b: np.ndarray) -> float:
+    """Normalised correlation of two grey patches (1: same picture; a flat patch against a card: 0).
+
+    >>> p = np.arange(560, dtype=np.float32).reshape(28, 20)
+    >>> round(looks_alike(p, 0.5 * p + 30), 3), looks_alike(p, np.full_like(p, 9))
+    (1.0, 0.0)
+    """
+    a = a - a.mean()
+    b = b - b.mean()
+    na, nb = float(np.sqrt((a * a).sum())), float(np.sqrt((b * b).sum()))
+    if na < 1e-3 * a.size or nb < 1e-3 * b.size:
+        return 1.0 if max(na, nb) < 1e-3 * a.size else 0.0
+    return float((a * b).sum() / (na * nb))
+
+
 class StabilityTracker:
-    """Feed it top-down views; it reports :class:`Rest` and :class:`Gone` changes."""
+    """Feed it top-down views (and the localiser); it reports :class:`Rest` and :class:`Gone` changes."""
 
     def __init__(self, cfg: CameraConfig) -> None:
         self.cfg = cfg
         self.ppm = cfg.px_per_mm
         cw, ch = cfg.card_mm
+        self.card_px = (cw * self.ppm, ch * self.ppm)
         self.card_area = cw * ch * self.ppm * self.ppm
-        self.tol = max(1.5, 3.0 * self.ppm)           # 3 mm
-        self.prev_v: np.ndarray | None = None
-        self.candidates: list[Candidate] = []
+        self.N = cfg.stable_frames
+        self.every = cfg.detection.every
+        self.min_box = cfg.detection.conf
+        self.absorb = max(4 * self.N, 20)       # frames still before a pixel joins the scene at rest
+        self.prev_grey: np.ndarray | None = None
+        self.still: np.ndarray | None = None    # frames each pixel has been still
+        self.rest_scene: np.ndarray | None = None
+        self.grey: np.ndarray | None = None
+        self.tracks: list[Track] = []
         self.placed: list[Placed] = []
         self._next_id = 1
-        self.last_white: np.ndarray | None = None
-        self.last_table: np.ndarray | None = None
-        self.rest_scene: np.ndarray | None = None     # the view where nothing moved lately
-        self.still: np.ndarray | None = None          # frames each pixel has been still
+        self.last_look = -10 ** 9
+        self.looks = 0
+        self.moving_hist: list[int] = []
+        self.motion_since_look = True
 
-    # -- masks -------------------------------------------------------------
-    def _masks(self, view: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    # -- per frame ---------------------------------------------------------
+    def update(self, view: np.ndarray, ts: float, frame: int, look: Look | None = None) -> list[Rest | Gone]:
         import cv2
 
-        hsv = cv2.cvtColor(view, cv2.COLOR_BGR2HSV)
-        h, s, v = hsv[..., 0], hsv[..., 1], hsv[..., 2]
-        sub = hsv[::4, ::4].reshape(-1, 3)
-        th, ts_, tv = (float(np.median(sub[:, i])) for i in range(3))
-        tv = max(tv, 8.0)
-        white = ((v > self.cfg.white_ratio * tv) & (s < self.cfg.max_saturation)).astype(np.uint8)
-        k = np.ones((3, 3), np.uint8)
-        white = cv2.morphologyEx(white, cv2.MORPH_CLOSE, k)
-        white = cv2.morphologyEx(white, cv2.MORPH_OPEN, k)
-        # bare table: the table's own hue, saturation and brightness
-        dh = np.abs(h.astype(np.int16) - int(th))
-        dh = np.minimum(dh, 180 - dh)
-        table = (dh < 12) & (np.abs(s.astype(np.int16) - int(ts_)) < 60) & \
-                (v > 0.6 * tv) & (v < 1.35 * tv)
-        if self.prev_v is None:
-            moving = np.zeros_like(white, bool)
-        else:
-            moving = cv2.absdiff(v, self.prev_v) > self.cfg.motion
-        self.prev_v = v
-        return white, table, moving, v
-
-    # -- main step ---------------------------------------------------------
-    def update(self, view: np.ndarray, ts: float, frame: int) -> list[Rest | Gone]:
-        import cv2
-
-        white, table, moving, _ = self._masks(view)
-        self.last_white, self.last_table = white, table
-        # Things on the table: whatever is not bare table. A card is such a patch that is
-        # partly card stock (pale): a court card whose picture covers most of its face
-        # still has its pale border and corners, a hand or a shadow has none.
-        k = np.ones((3, 3), np.uint8)
-        fg = cv2.morphologyEx((~table).astype(np.uint8), cv2.MORPH_OPEN, k)
-        fg = cv2.morphologyEx(fg, cv2.MORPH_CLOSE, k)
-        n, labels, stats, cents = cv2.connectedComponentsWithStats(fg, connectivity=8)
-        min_area = self.cfg.min_card_fraction * self.card_area
-        blobs = []
-        for i in np.nonzero(stats[1:, cv2.CC_STAT_AREA] >= min_area)[0] + 1:
-            x, y, w, h = (int(a) for a in stats[i, :4])
-            pale = int(np.count_nonzero(white[y:y + h, x:x + w][labels[y:y + h, x:x + w] == i]))
-            if pale < 0.12 * self.card_area:
-                continue
-            area = float(stats[i, cv2.CC_STAT_AREA])
-            blobs.append(Blob(float(cents[i, 0]), float(cents[i, 1]), area, (x, y, w, h), int(i)))
-        out: list[Rest | Gone] = []
-        N = self.cfg.stable_frames
-
-        # 1. stability of every blob
-        new_cands: list[Candidate] = []
-        for b in blobs:
-            x, y, w, h = b.bbox
-            still = moving[y:y + h, x:x + w].mean() <= self.cfg.moving_fraction if w and h else True
-            prev = next((c for c in self.candidates if c.blob.near(b, self.tol)), None)
-            if prev is not None and still:
-                c = Candidate(b, prev.count + 1, prev.first_ts, prev.first_frame, prev.done)
-            else:
-                c = Candidate(b, 1, ts, frame)
-            new_cands.append(c)
-            if c.count >= N and not c.done:
-                c.done = True
-                quad = self._quad(labels, b)
-                if quad is None:
-                    continue
-                if self._card_shaped(quad, b):
-                    if not any(self._same_place(p, b) for p in self.placed) and not self._covers_placed(labels, b):
-                        out.append(Rest(b, quad, c.first_ts, c.first_frame))
-                elif self.rest_scene is not None:
-                    # cards overlapping (a trick pile): look for a card-shaped change on the pile
-                    top = self._changed_card(view, labels, b)
-                    if top is not None:
-                        out.append(Rest(b, top, c.first_ts, c.first_frame))
-        self.candidates = new_cands
-
-        # the scene at rest: pixels still for 4N frames (so a card coming to rest now is not in it yet)
-        if self.rest_scene is None or self.rest_scene.shape != view.shape:
+        grey = cv2.cvtColor(view, cv2.COLOR_BGR2GRAY)
+        # motion on a half-size grid: a card is 30 x 44 cells there, enough to say what moved
+        small = cv2.resize(grey, (grey.shape[1] // 2, grey.shape[0] // 2), interpolation=cv2.INTER_AREA)
+        if self.prev_grey is None or self.prev_grey.shape != small.shape:
+            moving = np.zeros(small.shape, bool)
+            self.still = np.zeros(small.shape, np.uint16)
             self.rest_scene = view.copy()
-            self.still = np.zeros(view.shape[:2], np.uint16)
+            self.motion_since_look = True
         else:
-            self.still = cv2.add(self.still, 1)          # saturates at 65535
-            self.still[moving] = 0
-            upd = self.still >= 4 * N
-            np.copyto(self.rest_scene, view, where=upd[..., None])
+            moving = cv2.absdiff(small, self.prev_grey) > self.cfg.stability.motion
+        self.prev_grey, self.grey = small, grey
+        assert self.still is not None and self.rest_scene is not None
+        self.still = cv2.add(self.still, 1)
+        self.still[moving] = 0
+        n_moving = int(np.count_nonzero(moving))
+        self.moving_hist = (self.moving_hist + [n_moving])[-4:]
+        if n_moving >= 0.02 * self.card_area / 4:
+            self.motion_since_look = True
 
-        # 2. placed cards that left
-        for p in list(self.placed):
-            mask = np.zeros(white.shape, np.uint8)
-            cv2.fillConvexPoly(mask, p.quad_view.astype(np.int32), 1)
-            m = mask.astype(bool)
-            if not m.any():
-                continue
-            bare = table[m].mean()
-            still = moving[m].mean() <= self.cfg.moving_fraction
-            if bare >= 0.8 and still:
-                if p.empty_count == 0:
-                    p.empty_since = ts
-                p.empty_count += 1
-                if p.empty_count >= N:
-                    self.placed.remove(p)
-                    out.append(Gone(p, p.empty_since if p.empty_since is not None else ts))
-            else:
-                p.empty_count = 0
-                p.empty_since = None
+        out: list[Rest | Gone] = []
+        if look is not None and self._wants_look(frame):
+            boxes = [b for b in look() if b[4] >= self.min_box]
+            self.last_look = frame
+            self.looks += 1
+            self.motion_since_look = False
+            out += self._follow(view, boxes, ts, frame)
+
+        # the scene at rest: pixels still for a second (a card coming to rest now is not in it yet)
+        if frame % 4 == 0:
+            absorbed = cv2.resize((self.still >= self.absorb).astype(np.uint8), (view.shape[1], view.shape[0]),
+                                  interpolation=cv2.INTER_NEAREST)
+            np.copyto(self.rest_scene, view, where=absorbed[..., None].astype(bool))
+        out += self._gone(grey, ts)
         return out
 
-    def _same_place(self, p: Placed, b: Blob) -> bool:
-        tol = max(2.0, 6.0 * self.ppm)   # 6 mm
-        return abs(p.blob.cx - b.cx) <= tol and abs(p.blob.cy - b.cy) <= tol
+    def _wants_look(self, frame: int) -> bool:
+        """Motion gates the localiser: it looks when something moved since it last looked -
+        every ``every`` frames, at once when the motion has just stopped - and to confirm a
+        card found lately.  A table where nothing moves costs no look at all."""
+        since = frame - self.last_look
+        if since < 1:
+            return False
+        if any(not t.done and frame - t.last_look >= max(1, self.N - 1) for t in self.tracks):
+            return True          # confirm a card found lately: it may be at rest now
+        if not self.motion_since_look:
+            return False
+        if since >= self.every:
+            return True
+        quarter = self.card_area / 4     # a card's area on the half-size motion grid
+        h = self.moving_hist
+        return len(h) >= 3 and h[-1] < 0.05 * quarter and max(h[:-1]) >= 0.3 * quarter
 
-    def _card_shaped(self, quad: np.ndarray, b: Blob) -> bool:
-        """A whole card: the size of a card and filling its rectangle.
+    def _still_over(self, box: BoxT, frames: int) -> bool:
+        assert self.still is not None
+        x1, y1, x2, y2 = (int(round(v / 2)) for v in box)
+        h, w = self.still.shape
+        x1, y1, x2, y2 = max(0, x1), max(0, y1), min(w, x2), min(h, y2)
+        if x2 <= x1 or y2 <= y1:
+            return False
+        sub = self.still[y1:y2, x1:x2]
+        return float(np.mean(sub < frames)) <= self.cfg.stability.moving_fraction
 
-        A card partly under a hand or an arm is not read (its blob is too
-        small or not rectangular); it will be read once uncovered.
-        """
+    # -- following the localiser's boxes -------------------------------------
+    def _follow(self, view: np.ndarray, boxes: list[tuple[float, float, float, float, float]],
+                ts: float, frame: int) -> list[Rest | Gone]:
+        out: list[Rest | Gone] = []
+        new_tracks: list[Track] = []
+        free = list(self.tracks)
+        for b in sorted(boxes, key=lambda b: -b[4]):
+            box = (b[0], b[1], b[2], b[3])
+            best = max(free, key=lambda t: box_iou(t.box, box), default=None)
+            if best is not None and box_iou(best.box, box) >= 0.85:
+                free.remove(best)
+                span = frame - best.first_frame
+                if self._still_over(box, max(1, span)):
+                    t = Track(box, b[4], best.first_frame, best.first_ts, frame, best.seen + 1, best.done)
+                else:           # it moved in between: start again from here
+                    t = Track(box, b[4], frame, ts, frame)
+            else:
+                t = Track(box, b[4], frame, ts, frame)
+            new_tracks.append(t)
+            if not t.done and t.seen >= 2 and frame - t.first_frame >= self.N - 1:
+                t.done = True
+                rest = self._rest(view, t)
+                if rest is not None:
+                    out.append(rest)
+        self.tracks = new_tracks
+        return out
+
+    def _rest(self, view: np.ndarray, t: Track) -> Rest | None:
+        """A box at rest: the newest card in it, or None when it is a card already placed."""
+        changed = self._changed_card(view, t.box)
+        if changed is not None:
+            return Rest(changed, [changed] + self._fitted(view, t.box, changed), t.box, t.conf,
+                        t.first_ts, t.first_frame, True)
+        if any(box_iou(p.box, t.box) >= 0.5 or self._inside(t.box, p.box) for p in self.placed):
+            return None          # a known card, seen again (a hand passed over it)
+        quads = self._fitted(view, t.box, None)
+        if not quads:
+            return None
+        return Rest(quads[0], quads, t.box, t.conf, t.first_ts, t.first_frame, False)
+
+    @staticmethod
+    def _inside(a: BoxT, b: BoxT) -> bool:
+        """Most of box ``a`` lies in box ``b``."""
+        ix = max(0.0, min(a[2], b[2]) - max(a[0], b[0]))
+        iy = max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
+        return ix * iy >= 0.7 * (a[2] - a[0]) * (a[3] - a[1])
+
+    def _card_shaped(self, quad: np.ndarray, tol: float = 0.22) -> bool:
         e1 = float(np.linalg.norm(quad[1] - quad[0]))
         e2 = float(np.linalg.norm(quad[2] - quad[1]))
         short, long_ = sorted((e1, e2))
-        cw, ch = (v * self.ppm for v in self.cfg.card_mm)
-        fill = b.area / max(e1 * e2, 1e-6)
-        return 0.8 * cw <= short <= 1.25 * cw and 0.8 * ch <= long_ <= 1.25 * ch and fill >= 0.8
+        cw, ch = self.card_px
+        return (1 - tol) * cw <= short <= (1 + tol) * cw and (1 - tol) * ch <= long_ <= (1 + tol) * ch
 
-    def _changed_card(self, view: np.ndarray, labels: np.ndarray, b: Blob) -> np.ndarray | None:
-        """A card laid on a pile: the card-shaped part of the blob that differs from the scene at rest.
+    def _changed_card(self, view: np.ndarray, box: BoxT) -> np.ndarray | None:
+        """The card-shaped patch of the box that differs from the scene at rest (view px), if any.
 
         The new card hides what was there (table, or the faces of the cards
-        below it), so where it lies the view changed; a hand that passed over
-        the pile and left changes nothing.
-        """
+        below it), so where it lies the view changed; a hand that passed
+        over and left changes nothing, and the cards beneath did not change."""
         import cv2
 
         assert self.rest_scene is not None
-        x, y, w, h = b.bbox
-        blob = labels[y:y + h, x:x + w] == b.label
-        diff = cv2.absdiff(view[y:y + h, x:x + w], self.rest_scene[y:y + h, x:x + w]).max(axis=2)
-        changed = ((diff > 45) & blob).astype(np.uint8)
-        if changed.sum() < 0.35 * self.card_area:
+        h, w = view.shape[:2]
+        g = 0.15 * self.card_px[0]
+        x1, y1 = max(0, int(box[0] - g)), max(0, int(box[1] - g))
+        x2, y2 = min(w, int(box[2] + g + 1)), min(h, int(box[3] + g + 1))
+        if x2 - x1 < 4 or y2 - y1 < 4:
             return None
-        changed = cv2.morphologyEx(changed, cv2.MORPH_CLOSE, np.ones((5, 5), np.uint8))
-        n, lab, st, _ = cv2.connectedComponentsWithStats(changed, connectivity=8)
+        cur = view[y1:y2, x1:x2].astype(np.int16)
+        old = self.rest_scene[y1:y2, x1:x2].astype(np.int16)
+        # a change of light is a gain on every pixel: take it out before comparing
+        gain = (float(cur.mean()) + 1.0) / (float(old.mean()) + 1.0)
+        if 0.6 < gain < 1.6 and abs(gain - 1.0) > 0.05:
+            old = np.clip(old * gain, 0, 255).astype(np.int16)
+        diff = np.abs(cur - old).max(axis=2)
+        mask = (diff > self.cfg.stability.changed).astype(np.uint8)
+        if mask.sum() < 0.5 * self.card_area:
+            return None
+        k = max(3, int(round(2 * self.ppm)) | 1)
+        mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, np.ones((2 * k + 1, 2 * k + 1), np.uint8))
+        mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((k, k), np.uint8))
+        n, lab, st, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
         if n < 2:
             return None
-        k = 1 + int(np.argmax(st[1:, cv2.CC_STAT_AREA]))
-        pts = cv2.findNonZero((lab == k).astype(np.uint8))
+        i = 1 + int(np.argmax(st[1:, cv2.CC_STAT_AREA]))
+        if st[i, cv2.CC_STAT_AREA] < 0.5 * self.card_area:
+            return None
+        pts = cv2.findNonZero((lab == i).astype(np.uint8))
         hull = cv2.convexHull(pts)
-        box = cv2.boxPoints(cv2.minAreaRect(hull)).astype(np.float64)
-        e1 = float(np.linalg.norm(box[1] - box[0]))
-        e2 = float(np.linalg.norm(box[2] - box[1]))
-        short, long_ = sorted((e1, e2))
-        cw, ch = (v * self.ppm for v in self.cfg.card_mm)
-        if not (0.8 * cw <= short <= 1.25 * cw and 0.8 * ch <= long_ <= 1.25 * ch):
+        quad = cv2.boxPoints(cv2.minAreaRect(hull)).astype(np.float64)
+        if not self._card_shaped(quad):
             return None
-        if cv2.contourArea(hull) < 0.75 * e1 * e2:
+        e1 = float(np.linalg.norm(quad[1] - quad[0]))
+        e2 = float(np.linalg.norm(quad[2] - quad[1]))
+        if cv2.contourArea(hull) < 0.8 * e1 * e2:
             return None
-        return box + np.array([x, y], np.float64)
-
-    def _covers_placed(self, labels: np.ndarray, b: Blob) -> bool:
-        """Most of this blob lies on a card already placed (seen again after a hand moved)."""
-        import cv2
-
-        x, y, w, h = b.bbox
-        sub = labels[y:y + h, x:x + w] == b.label
-        for p in self.placed:
-            m = np.zeros(labels.shape, np.uint8)
-            cv2.fillConvexPoly(m, p.quad_view.astype(np.int32), 1)
-            if (m[y:y + h, x:x + w].astype(bool) & sub).sum() >= 0.5 * b.area:
-                return True
-        return False
-
-    def _quad(self, labels: np.ndarray, b: Blob) -> np.ndarray | None:
-        """The card's corners (view px) from its blob: the minimum-area rectangle."""
-        import cv2
-
-        x, y, w, h = b.bbox
-        sub = (labels[y:y + h, x:x + w] == b.label).astype(np.uint8)
-        cnts, _ = cv2.findContours(sub, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
-        if not cnts:
+        quad = quad + np.array([x1, y1], np.float64)
+        # the localiser confirms: its box holds this card
+        if box_iou(quad_box(quad), box) < 0.3 and not self._inside(quad_box(quad), box):
             return None
-        c = max(cnts, key=cv2.contourArea)
-        box = cv2.boxPoints(cv2.minAreaRect(c))
-        return box.astype(np.float64) + np.array([x, y], np.float64)
+        return quad
+
+    def _fitted(self, view: np.ndarray, box: BoxT, avoid: np.ndarray | None) -> list[np.ndarray]:
+        """Card rectangles in the box: fitted to its edges, and those inscribed in it."""
+        from .proposals import box_quads, fitted_quads
+
+        aspect = self.card_px[1] / self.card_px[0]
+        out: list[np.ndarray] = []
+        try:
+            out += [q.astype(np.float64) for q in fitted_quads(view, box, top=2, aspect=aspect, max_side=160)]
+        except (ValueError, IndexError, ArithmeticError):
+            pass
+        out += [q.astype(np.float64) for q in box_quads(box, aspect)]
+        if avoid is not None:
+            out = [q for q in out if float(np.abs(q.mean(0) - avoid.mean(0)).max()) > 1.0 or
+                   abs(box_iou(quad_box(q), quad_box(avoid)) - 1.0) > 0.05]
+        return [q for q in out if self._card_shaped(q, 0.35)][:4]
+
+    # -- cards that left ---------------------------------------------------
+    def _gone(self, grey: np.ndarray, ts: float) -> list[Rest | Gone]:
+        out: list[Rest | Gone] = []
+        alive = {p.id for p in self.placed}
+        for p in list(self.placed):
+            p.under &= alive
+            if p.under:
+                continue                      # a newer face card lies on it
+            if any(0.1 < box_iou(t.box, p.box) < 0.6 for t in self.tracks):
+                continue                      # another card lies across it (a quitted trick slid over it)
+            if not self._still_over(p.box, self.N):
+                continue                      # a hand over it: wait
+            same = looks_alike(_grey_patch(grey, p.quad_view), p.ref) >= 0.5
+            if same:
+                p.empty_count, p.empty_since = 0, None
+                continue
+            if p.empty_count == 0:
+                p.empty_since = ts
+            p.empty_count += 1
+            if p.empty_count >= self.N:
+                self.placed.remove(p)
+                out.append(Gone(p, p.empty_since if p.empty_since is not None else ts))
+        return out
 
     def moved(self, M: np.ndarray) -> None:
         """The view moved by homography ``M`` (old view px -> new view px): carry the cards over."""
@@ -294,21 +385,30 @@ class StabilityTracker:
 
         for p in self.placed:
             p.quad_view = cv2.perspectiveTransform(p.quad_view.reshape(-1, 1, 2), M).reshape(4, 2)
-            c = cv2.perspectiveTransform(np.array([[[p.blob.cx, p.blob.cy]]], np.float64), M)[0, 0]
-            p.blob = Blob(float(c[0]), float(c[1]), p.blob.area, p.blob.bbox, p.blob.label)
+            p.box = quad_box(p.quad_view)
             p.empty_count, p.empty_since = 0, None
-        self.candidates = []
-        self.prev_v = None
+        self.tracks = []
+        self.prev_grey = None
         self.rest_scene = None
 
-    def place(self, rest: Rest, info: dict[str, Any]) -> Placed:
-        """The pipeline accepted this resting blob as a card (or a back): track it."""
-        p = Placed(self._next_id, rest.quad_view, rest.blob, dict(info))
+    def place(self, rest: Rest, info: dict[str, Any], quad: np.ndarray | None = None) -> Placed:
+        """The pipeline accepted this resting card (``quad``: the outline it was read through)."""
+        q = np.asarray(quad if quad is not None else rest.quad_view, np.float64)
+        ref = _grey_patch(self.grey, q) if self.grey is not None else np.zeros((REF_H, REF_W), np.float32)
+        p = Placed(self._next_id, q, quad_box(q), ref, dict(info))
         self._next_id += 1
+        for o in self.placed:
+            iou = box_iou(o.box, p.box)
+            if info.get("kind") not in ("back", "outside", None) and iou > 0.05:
+                o.under.add(p.id)           # a face card laid on others keeps them (a trick pile)
+            elif 0.05 < iou < 0.6:
+                o.under.add(p.id)           # a back partly across a card hides it, does not take it away
         self.placed.append(p)
         return p
 
-
+    def forget(self, placed: Placed) -> None:
+        if placed in self.placed:
+            self.placed.remove(placed)
 def order_quad(quad: np.ndarray) -> np.ndarray:
     """Corners as TL, TR, BR, BL of an upright (portrait) card.
 

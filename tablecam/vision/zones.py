@@ -3,9 +3,14 @@
 A card lying still means different things in different places: in front of
 a bridge player it is that player's card to the trick; in the centre of a
 Vira table it is a card to the trick by whoever sits on that side; at the
-table's edge it is a card shown by accident (an ``expose``); on the talong
-or kitty it is part of the deal and makes no event.  Zones are rectangles in
-table millimetres, so they survive a change of camera or resolution.
+table's edge it is a card shown by accident (an ``expose``); in a bidding
+area it is a bid; on the talong or kitty it is part of the deal and makes no
+event.  Zones are rectangles in table millimetres, so they survive a change
+of camera or resolution.
+
+The file is read strictly (pydantic, unknown keys refused and named), as the
+table config is: a typo such as ``fames = 3`` must not leave a table
+running on a default nobody chose.
 
 >>> cfg = CameraConfig.load(DEFAULT_CONFIG)
 >>> [z.name for z in cfg.zones_for("bridge") if z.kind == "play"]
@@ -14,14 +19,20 @@ table millimetres, so they survive a change of camera or resolution.
 ('play-N', 'talong', 'expose-E')
 >>> trick_seat(300, 220, Zone("trick", "trick", (150, 150, 300, 300)))
 Seat.N
+>>> CameraConfig.from_dict({"stability": {"fames": 3}}, "club.toml")
+Traceback (most recent call last):
+...
+ValueError: club.toml: unknown key 'stability.fames'
 """
 
 from __future__ import annotations
 
 import tomllib
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from ..cards import Seat, parse_seat
 from .calibrate import TableGeometry
@@ -29,8 +40,10 @@ from .calibrate import TableGeometry
 DEFAULT_CONFIG = Path(__file__).resolve().parent / "camera.toml"
 """The shipped camera config (package data): copy it to edit a table's own."""
 
-ZONE_KINDS = ("play", "trick", "talong", "kitty", "expose")
+ZONE_KINDS = ("play", "trick", "bidding", "talong", "kitty", "expose")
 """Also the priority order when zones overlap: a talong inside an edge strip wins."""
+
+GAMES = ("bridge", "vira", "pidro", "whist")
 
 
 @dataclass(frozen=True)
@@ -39,7 +52,7 @@ class Zone:
     kind: str
     rect: tuple[float, float, float, float]   # x, y, w, h in mm
     seat: Seat | None = None
-    games: tuple[str, ...] = ("bridge", "vira", "pidro", "whist")
+    games: tuple[str, ...] = GAMES
 
     def contains(self, x: float, y: float) -> bool:
         x0, y0, w, h = self.rect
@@ -60,79 +73,176 @@ def trick_seat(x: float, y: float, zone: Zone) -> Seat:
     return Seat.W if dx < 0 else Seat.E
 
 
-@dataclass
-class CameraConfig:
-    """The whole ``camera.toml``: geometry, calibration, view, stability, zones."""
+# -- the file, section by section ------------------------------------------------------------
 
-    geometry: TableGeometry = field(default_factory=TableGeometry)
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class TableSection(_Strict):
+    width_mm: float = Field(600.0, gt=0, description="the calibrated playing area, West to East")
+    height_mm: float = Field(600.0, gt=0, description="the calibrated playing area, North to South")
+    marker_mm: float = Field(50.0, gt=0)
+    marker_ids: tuple[int, int, int, int] = (0, 1, 2, 3)
+    dictionary: str = "DICT_4X4_50"
     card_mm: tuple[float, float] = (63.0, 88.0)
-    calibration: dict[str, Any] = field(default_factory=lambda: {"method": "aruco"})
-    px_per_mm: float = 0.5
-    crop_px_per_mm: float = 3.0
-    stable_frames: int = 3
-    motion: float = 18.0
-    moving_fraction: float = 0.01
-    white_ratio: float = 1.45
-    max_saturation: float = 90.0
-    min_card_fraction: float = 0.45
-    min_conf: float = 0.25
-    uncertain_below: float = 0.6
-    cards_per_trick: int = 4
-    zones: list[Zone] = field(default_factory=list)
+
+
+class CalibrationSection(_Strict):
+    method: Literal["aruco", "points", "file"] = "aruco"
+    image_points: tuple[tuple[float, float], tuple[float, float], tuple[float, float], tuple[float, float]] | None = None
+    file: str | None = None
+    search_frames: int = Field(100, ge=1)
+    recheck_s: float = 5.0
+    recheck_mm: float = Field(4.0, gt=0)
+
+    @model_validator(mode="after")
+    def _complete(self) -> "CalibrationSection":
+        if self.method == "points" and self.image_points is None:
+            raise ValueError("method 'points' needs image_points (NW, NE, SE, SW in pixels)")
+        if self.method == "file" and not self.file:
+            raise ValueError("method 'file' needs file")
+        return self
+
+
+class LensSection(_Strict):
+    """A wide-angle lens: its intrinsics, from ``tablecam calibrate --checkerboard``.
+
+    Either ``file`` (the lens JSON that command writes) or the numbers inline."""
+
+    file: str | None = None
+    camera_matrix: tuple[tuple[float, float, float], tuple[float, float, float], tuple[float, float, float]] | None = None
+    distortion: tuple[float, ...] | None = None
+    image_size: tuple[int, int] | None = None
+
+
+class ViewSection(_Strict):
+    px_per_mm: float = Field(1.0, gt=0, le=4, description="top-down view for motion, change and stability")
+    crop_px_per_mm: float = Field(4.0, gt=0)
+
+
+class StabilitySection(_Strict):
+    frames: int = Field(3, ge=1, description="a card counts when found in the same place over this many frames")
+    motion: float = Field(18.0, gt=0, description="grey-level change that counts as motion (0-255)")
+    moving_fraction: float = Field(0.02, ge=0, le=1)
+    changed: float = Field(40.0, gt=0, description="colour change against the scene at rest that marks a new card")
+    min_conf: float = Field(0.25, ge=0, le=1)
+    uncertain_below: float = Field(0.6, ge=0, le=1)
+
+
+class DetectionSection(_Strict):
+    every: int = Field(3, ge=1, description="run the card localiser every this many frames (and when motion settles)")
+    input_px: int = Field(0, ge=0, description="localiser input size; 0: from the table size")
+    min_card_px: float = Field(30.0, gt=0, description="with input_px = 0: a card's short side at the input")
+    conf: float = Field(0.35, gt=0, lt=1, description="localiser score from which a box is a card")
+    second_opinion: bool = Field(True, description="an unsure read is looked at again by the still detector")
+
+
+class TricksSection(_Strict):
+    cards_per_trick: int = Field(4, ge=1)
+
+
+class ZoneEntry(_Strict):
+    name: str | None = None
+    kind: str
+    seat: str | None = None
+    rect: tuple[float, float, float, float]
+    games: tuple[Literal["bridge", "vira", "pidro", "whist"], ...] = GAMES
+
+    @field_validator("kind")
+    @classmethod
+    def _kind(cls, v: str) -> str:
+        if v not in ZONE_KINDS:
+            raise ValueError(f"unknown kind {v!r} (one of {', '.join(ZONE_KINDS)})")
+        return v
+
+    @field_validator("rect")
+    @classmethod
+    def _rect(cls, v: tuple[float, float, float, float]) -> tuple[float, float, float, float]:
+        if v[2] <= 0 or v[3] <= 0:
+            raise ValueError("rect must be [x, y, width, height] with a positive size")
+        return v
+
+    @model_validator(mode="after")
+    def _seat(self) -> "ZoneEntry":
+        if self.seat is not None:
+            parse_seat(self.seat)
+        if self.kind in ("play", "expose", "bidding") and self.seat is None:
+            raise ValueError(f"a {self.kind} zone needs a seat")
+        return self
+
+
+class CameraFile(_Strict):
+    table: TableSection = TableSection()
+    calibration: CalibrationSection = CalibrationSection()
+    lens: LensSection | None = None
+    view: ViewSection = ViewSection()
+    stability: StabilitySection = StabilitySection()
+    detection: DetectionSection = DetectionSection()
+    tricks: TricksSection = TricksSection()
+    zone: list[ZoneEntry] = []
+
+
+def _format(e: ValidationError, where: str) -> str:
+    out = []
+    for err in e.errors():
+        key = ".".join(str(p) for p in err["loc"])
+        if err["type"] == "extra_forbidden":
+            out.append(f"unknown key '{key}'")
+        else:
+            msg = str(err["msg"]).removeprefix("Value error, ")
+            out.append(f"'{key}': {msg}" if key else msg)
+    return f"{where}: " + "; ".join(out)
+
+
+class CameraConfig:
+    """The whole ``camera.toml``, validated: geometry, calibration, lens, view, stability, detection, zones.
+
+    The sections stay reachable as read (``cfg.stability.frames``); the
+    names the pipeline uses most are shortcuts (``cfg.stable_frames``)."""
+
+    def __init__(self, file: CameraFile | None = None) -> None:
+        self.file = file or CameraFile()
+        t = self.file.table
+        self.geometry = TableGeometry(t.width_mm, t.height_mm, t.marker_mm, t.marker_ids, t.dictionary)
+        self.card_mm = t.card_mm
+        self.calibration = self.file.calibration
+        self.lens = self.file.lens
+        self.view = self.file.view
+        self.stability = self.file.stability
+        self.detection = self.file.detection
+        self.px_per_mm = self.view.px_per_mm
+        self.crop_px_per_mm = self.view.crop_px_per_mm
+        self.stable_frames = self.stability.frames
+        self.min_conf = self.stability.min_conf
+        self.uncertain_below = self.stability.uncertain_below
+        self.cards_per_trick = self.file.tricks.cards_per_trick
+        self.zones = [Zone(z.name or f"zone{i}", z.kind, z.rect, parse_seat(z.seat) if z.seat else None, z.games)
+                      for i, z in enumerate(self.file.zone)]
 
     @classmethod
     def load(cls, path: str | Path | None = None) -> "CameraConfig":
-        """Read a camera TOML file; a bad value raises ``ValueError`` naming it."""
+        """Read a camera TOML file; a bad or unknown key raises ``ValueError`` naming it."""
         path = Path(path) if path else DEFAULT_CONFIG
         try:
             data = tomllib.loads(path.read_text())
-        except (OSError, tomllib.TOMLDecodeError) as e:
+        except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as e:
             raise ValueError(f"cannot read camera config {path}: {e}") from None
         return cls.from_dict(data, str(path))
 
     @classmethod
     def from_dict(cls, data: dict[str, Any], where: str = "camera config") -> "CameraConfig":
         try:
-            t = data.get("table", {})
-            g = TableGeometry(float(t.get("width_mm", 600)), float(t.get("height_mm", 600)),
-                              float(t.get("marker_mm", 50)), tuple(int(i) for i in t.get("marker_ids", (0, 1, 2, 3))),
-                              str(t.get("dictionary", "DICT_4X4_50")))
-            if len(g.marker_ids) != 4:
-                raise ValueError("table.marker_ids needs 4 ids (NW NE SE SW)")
-            v, s, tr = data.get("view", {}), data.get("stability", {}), data.get("tricks", {})
-            zones = []
-            for i, z in enumerate(data.get("zone", [])):
-                kind = str(z["kind"])
-                if kind not in ZONE_KINDS:
-                    raise ValueError(f"zone {i}: unknown kind {kind!r} (one of {', '.join(ZONE_KINDS)})")
-                rect = tuple(float(a) for a in z["rect"])
-                if len(rect) != 4 or rect[2] <= 0 or rect[3] <= 0:
-                    raise ValueError(f"zone {i}: rect must be [x, y, width, height] with a positive size")
-                seat = parse_seat(z["seat"]) if z.get("seat") else None
-                if kind in ("play", "expose") and seat is None:
-                    raise ValueError(f"zone {z.get('name', i)}: a {kind} zone needs a seat")
-                games = tuple(z.get("games", ("bridge", "vira", "pidro", "whist")))
-                zones.append(Zone(str(z.get("name", f"zone{i}")), kind, rect, seat, games))  # type: ignore[arg-type]
-            cfg = cls(
-                geometry=g,
-                card_mm=tuple(float(a) for a in t.get("card_mm", (63, 88))),  # type: ignore[arg-type]
-                calibration=dict(data.get("calibration", {"method": "aruco"})),
-                px_per_mm=float(v.get("px_per_mm", 0.5)),
-                crop_px_per_mm=float(v.get("crop_px_per_mm", 3.0)),
-                stable_frames=max(1, int(s.get("frames", 3))),
-                motion=float(s.get("motion", 18)),
-                moving_fraction=float(s.get("moving_fraction", 0.01)),
-                white_ratio=float(s.get("white_ratio", 1.45)),
-                max_saturation=float(s.get("max_saturation", 90)),
-                min_card_fraction=float(s.get("min_card_fraction", 0.45)),
-                min_conf=float(s.get("min_conf", 0.25)),
-                uncertain_below=float(s.get("uncertain_below", 0.6)),
-                cards_per_trick=int(tr.get("cards_per_trick", 4)),
-                zones=zones,
-            )
-        except (KeyError, TypeError, ValueError) as e:
-            raise ValueError(f"{where}: {e}") from None
-        return cfg
+            return cls(CameraFile.model_validate(data))
+        except ValidationError as e:
+            raise ValueError(_format(e, where)) from None
+
+    def replace(self, **sections: Any) -> "CameraConfig":
+        """A copy with whole sections replaced (``replace(table={...})``), validated again."""
+        data = self.file.model_dump()
+        for k, v in sections.items():
+            data[k] = {**data.get(k, {}), **v} if isinstance(v, dict) and isinstance(data.get(k), dict) else v
+        return self.from_dict(data, "camera config")
 
     def zones_for(self, game: str) -> list[Zone]:
         return [z for z in self.zones if game in z.games]

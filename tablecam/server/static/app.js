@@ -296,6 +296,7 @@ function appendLog(e, bulk) {
   const div = document.createElement("div");
   div.innerHTML = eventHTML(e);  // every field escaped inside eventHTML
   if (e.type === "unreadable") div.className = "bad";
+  else if (e.uncertain) div.className = "unsure";
   log.appendChild(div);
   if (!bulk && atEnd) log.scrollTop = log.scrollHeight;
 }

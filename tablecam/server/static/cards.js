@@ -123,12 +123,19 @@ function cardsHTML(cards, seats) {
 
 // One event as a readable line, with card symbols (for the evidence list and the event log).
 function eventHTML(e) {
-  const skip = new Set(["index", "at", "type", "ts", "source", "card", "seat", "to", "call"]);
+  const skip = new Set(["index", "at", "type", "ts", "source", "card", "seat", "to", "call", "uncertain", "candidates"]);
   let s = `<span class="muted">#${esc(e.index)} ${esc(clock(e.at))}</span> <b>${esc(String(e.type).replace(/_/g, " "))}</b>`;
   if (e.seat) s += ` ${esc(e.seat)}`;
   if (e.to) s += ` \u2192 ${esc(e.to)}`;
   if (e.card) s += ` ${cardHTML(e.card)}`;
   if (e.call) s += ` ${callHTML(e.call)}`;
+  // A camera read it could not be sure of: the director checks the card at the table.
+  if (e.uncertain) {
+    const cands = Array.isArray(e.candidates) ? e.candidates : [];
+    s += ` <span class="unsure" title="the camera could not read this card surely; check it at the table">camera unsure</span>`;
+    if (cands.length) s += ` <span class="muted">candidates: ${cands.map(c => c && typeof c === "object"
+      ? `${cardHTML(c.card)} ${esc(Math.round(100 * Number(c.conf || 0)))}%` : cardHTML(c)).join(", ")}</span>`;
+  }
   const isCards = v => Array.isArray(v) && v.length && v.every(c => CARD_RE.test(String(c)));
   if (isCards(e.cards)) {   // trick_turned, discards, purchases: the cards, not a JSON list
     skip.add("cards");
