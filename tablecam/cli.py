@@ -15,7 +15,8 @@ from typing import Sequence
 COMMAND_MODULES = (
     "tablecam.commands",      # replay, export
     "tablecam.shoe.cli",      # shoe listen, shoe-sim
-    "tablecam.vision.cli",    # detect, synth, train, calibrate
+    "tablecam.vision.cli",    # detect
+    "tablecam.training.cli",  # synth, train, locdata, train-localiser ...
     "tablecam.sim.cli",       # sim video
     "tablecam.server.cli",    # serve
     "tablecam.bus.cli",       # run (table node), demo

@@ -258,7 +258,7 @@ def test_full_deal_with_shipped_model(tmp_path):
     pytest.importorskip("tablecam.vision.detector")
     from tablecam.events import read_events
     from tablecam.vision.classify import MODELS_DIR
-    from tablecam.vision.faces import HELD_OUT_DECKS
+    from tablecam.training.faces import HELD_OUT_DECKS
 
     if not (MODELS_DIR / "card_classifier.onnx").exists():
         pytest.skip("the card model is not shipped yet (models/card_classifier.onnx)")

@@ -46,7 +46,7 @@ def detector():
 
 
 def test_detect_reads_ranks_of_real_single_card_photos(detector):
-    from tablecam.vision.evaluate import match, read_voc
+    from tablecam.training.evaluate import match, read_voc
 
     for name in SINGLE:
         p = _photo(name)
@@ -78,7 +78,7 @@ def test_detect_any_angle(detector):
 
 
 def test_classify_card_on_held_out_deck_renders(detector):
-    from tablecam.vision.faces import HELD_OUT_DECKS, render_face
+    from tablecam.training.faces import HELD_OUT_DECKS, render_face
 
     codes = ["SA", "HK", "DQ", "CJ", "ST", "H9", "D7", "C2", "back"]
     ok = n = 0
@@ -98,7 +98,7 @@ def test_final_read_through_three_corner_windows_is_a_distribution(detector):
     """A card found is read again through three corner windows (the window,
     shifted, shrunk): the combined reading is still one distribution, and
     on a clean render it agrees with the single read."""
-    from tablecam.vision.faces import render_face
+    from tablecam.training.faces import render_face
 
     face = render_face("D8", "drawn-sans")
     one = detector.classifier.classify_cards([face], views=1)[0]
@@ -187,7 +187,7 @@ def test_detect_cli_exit_0_when_all_images_read():
 
 @pytest.mark.slow
 def test_real_photos_test_split_rank_accuracy(detector):
-    from tablecam.vision.evaluate import eval_real_photos
+    from tablecam.training.evaluate import eval_real_photos
 
     r = eval_real_photos("test", detector)
     # Recorded in models/README.md (0.790 with the classical localiser alone,
@@ -200,7 +200,7 @@ def test_real_photos_test_split_rank_accuracy(detector):
 
 @pytest.mark.slow
 def test_held_out_deck_crops_top1(detector):
-    from tablecam.vision.evaluate import eval_heldout_crops
+    from tablecam.training.evaluate import eval_heldout_crops
 
     r = eval_heldout_crops(n_per_card=4, detector=detector)
     assert r["top1"] >= 0.97, r  # stage 6: 0.988 on 10 views per card (three corner windows)
@@ -234,7 +234,7 @@ def test_localise_card_on_white_paper_by_its_edge():
 def test_detect_reads_cards_lying_on_white_paper(detector):
     """Train-split photo of four cards on a sheet of paper: none were found
     before the edge-region source (2026-11-22), two are now."""
-    from tablecam.vision.evaluate import match, read_voc
+    from tablecam.training.evaluate import match, read_voc
 
     p = _train_photo("IMG_2579")
     gts = read_voc(p.with_suffix(".xml"))
@@ -249,7 +249,7 @@ def test_wood_grain_is_not_read_as_card_backs(detector):
     quad, so they must clear ``min_conf_rare``.  Train-split photo of one
     card on a wood table: five wood quads came out as ``back`` before
     (2026-11-22); now none does and the card is still read."""
-    from tablecam.vision.evaluate import match, read_voc
+    from tablecam.training.evaluate import match, read_voc
 
     assert detector.min_conf_rare > detector.min_conf
     p = _train_photo("cam_image28")

@@ -9,7 +9,8 @@ import pytest
 
 cv2 = pytest.importorskip("cv2")
 
-from tablecam.vision.backs import BACK_CLASSES, VIEW_H, VIEW_W, BackCheckedReader, back_views, card_view, loose_quad  # noqa: E402
+from tablecam.training.backdata import back_views, loose_quad  # noqa: E402
+from tablecam.vision.backs import BACK_CLASSES, VIEW_H, VIEW_W, BackCheckedReader, card_view  # noqa: E402
 from tablecam.vision.classify import CLASSES, MODELS_DIR  # noqa: E402
 
 CHECK = MODELS_DIR / "back_check.onnx"
@@ -105,9 +106,9 @@ def test_the_check_never_lowers_a_back_the_corners_are_sure_of():
 @pytest.mark.skipif(not CHECK.exists(), reason="no shipped back check in models/")
 def test_the_shipped_check_tells_a_back_from_a_face_and_the_table():
     from tablecam.vision.backs import BackCheck
-    from tablecam.vision.designs import VALIDATION_DESIGNS
-    from tablecam.vision.faces import render_face
-    from tablecam.vision.synth import table_texture
+    from tablecam.training.designs import VALIDATION_DESIGNS
+    from tablecam.training.faces import render_face
+    from tablecam.training.synth import table_texture
 
     check = BackCheck(CHECK)
     unseen = f"gen-{VALIDATION_DESIGNS.start}"  # a design no model trained on
@@ -154,8 +155,8 @@ def _tuning_scene(seed: int, index: int, decks: list[str] | None = None, **kw):
     the overlap scenes, 98 with ``overlap=False, fingers=False`` the cards
     apart, both of the training decks; 97 the unseen designs, ``decks``)
     and the box of its first back (None: no back)."""
-    from tablecam.vision.faces import training_decks
-    from tablecam.vision.synth import render_scene
+    from tablecam.training.faces import training_decks
+    from tablecam.training.synth import render_scene
 
     rng, decks = np.random.default_rng(seed), decks or training_decks()
     for _ in range(index + 1):
@@ -356,7 +357,7 @@ def test_a_degenerate_back_localiser_box_is_passed_over():
 def _unseen_scene(index: int):
     """Scene ``index`` of the unseen-design tuning set (``bench/vision/tune.py``:
     seed 97, the generated designs no classifier stage trained on)."""
-    from tablecam.vision.designs import validation_designs
+    from tablecam.training.designs import validation_designs
 
     return _tuning_scene(97, index, validation_designs())[0]
 
@@ -442,7 +443,7 @@ def test_a_postcard_the_check_leans_to_weakly_is_not_climbed_into_a_back():
     check trained on loose rectangles does not climb it even from 0.3.)"""
     from tablecam.vision.detector import CardDetector
 
-    from tablecam.vision.evaluate import REAL_PHOTOS
+    from tablecam.training.evaluate import REAL_PHOTOS
 
     path = REAL_PHOTOS / "train" / "IMG_2491.JPG"
     if not path.exists():

@@ -8,7 +8,7 @@ import pytest
 
 pytest.importorskip("PIL")
 
-from tablecam.vision import designs, faces  # noqa: E402
+from tablecam.training import designs, faces  # noqa: E402
 from pathlib import Path  # noqa: E402
 
 
@@ -100,7 +100,7 @@ def test_design_version_one_redraws_the_jokers_stages_4_and_5_trained_on():
 
 
 def test_training_crop_caches_name_the_design_version():
-    from tablecam.vision.train import _set_name
+    from tablecam.training.train import _set_name
 
     assert f"-g60v{designs.VERSION}" in _set_name("corners", 100, 3, ["a"], generated=60)
     designs.use_version(1)
@@ -131,7 +131,7 @@ def test_offcorner_views_are_labelled_none_and_repeatable():
     """Views through wrong quads teach the classifier to reject them: their
     corner crop must not hold the card's own index."""
     from tablecam.vision.classify import CLASSES, INPUT_H, INPUT_W
-    from tablecam.vision.synth import offcorner_dataset
+    from tablecam.training.synth import offcorner_dataset
 
     x, y = offcorner_dataset(12, ["drawn-sans"], seed=4)
     assert x.shape == (12, 3, INPUT_H, INPUT_W) and x.dtype == np.uint8
@@ -146,8 +146,8 @@ def test_small_views_show_the_index_at_a_few_pixels_and_keep_the_default_draws()
     range still draws as before (the cached crop sets stay reproducible)."""
     import cv2
 
-    from tablecam.vision.synth import corner_dataset
-    from tablecam.vision.train import SMALL_SCALE
+    from tablecam.training.synth import corner_dataset
+    from tablecam.training.train import SMALL_SCALE
 
     x_big, y_big = corner_dataset(24, ["drawn-sans"], seed=3, none_frac=0.0, scale=(1.0, 1.0))
     x_small, y_small = corner_dataset(24, ["drawn-sans"], seed=3, none_frac=0.0, scale=SMALL_SCALE)
@@ -166,7 +166,7 @@ def test_pile_views_label_a_covered_corner_none_and_a_free_one_the_card():
     """Cards in piles and fans: each corner is labelled by how much of its
     index area the scene left uncovered, the card's own corner order kept."""
     from tablecam.vision.classify import CLASSES, INPUT_H, INPUT_W
-    from tablecam.vision.synth import pile_dataset, render_scene
+    from tablecam.training.synth import pile_dataset, render_scene
 
     x, y = pile_dataset(40, ["drawn-sans"], seed=3)
     assert x.shape == (40, 3, INPUT_H, INPUT_W) and x.dtype == np.uint8
@@ -184,7 +184,7 @@ def test_pile_views_label_corners_by_the_share_seen():
     one left out: at 0.6 (the index windows' rule) there are more card
     labels among the same number of views than at 0.8."""
     from tablecam.vision.classify import CLASSES
-    from tablecam.vision.synth import pile_dataset
+    from tablecam.training.synth import pile_dataset
 
     none = CLASSES.index("none")
     _, strict = pile_dataset(60, ["drawn-sans"], seed=3)
@@ -198,7 +198,7 @@ def test_cable_views_cross_the_index_and_keep_the_card_label():
     set is deterministic, and the thing covers the point it is drawn
     through without covering the card."""
     from tablecam.vision.classify import CLASSES, INPUT_H, INPUT_W
-    from tablecam.vision.synth import cable_dataset, draw_cable
+    from tablecam.training.synth import cable_dataset, draw_cable
 
     x, y = cable_dataset(12, ["drawn-sans"], seed=4)
     assert x.shape == (12, 3, INPUT_H, INPUT_W) and x.dtype == np.uint8
@@ -217,8 +217,8 @@ def test_joker_views_are_labelled_joker_and_mostly_of_generated_designs():
     ``JK``, deterministic, and a stage that trains on older crops still gets
     them drawn as the newest design version (the cache says which)."""
     from tablecam.vision.classify import CLASSES, INPUT_H, INPUT_W
-    from tablecam.vision.synth import joker_dataset
-    from tablecam.vision.train import _set_name
+    from tablecam.training.synth import joker_dataset
+    from tablecam.training.train import _set_name
 
     x, y = joker_dataset(6, ["drawn-sans", "gen-3", "gen-4"], seed=2)
     assert x.shape == (6, 3, INPUT_H, INPUT_W) and set(y.tolist()) == {CLASSES.index("JK")}
@@ -258,7 +258,7 @@ def test_printed_matter_views_are_labelled_none():
     """Newspaper, book and flyer print gave most false cards on the real
     train split; the classifier learns them as ``none``."""
     from tablecam.vision.classify import CLASSES, INPUT_H, INPUT_W
-    from tablecam.vision.synth import print_dataset, print_sample
+    from tablecam.training.synth import print_dataset, print_sample
 
     x, y = print_dataset(6, seed=2)
     assert x.shape == (6, 3, INPUT_H, INPUT_W)
@@ -289,7 +289,7 @@ def test_rebuilding_the_average_in_place_reads_each_member_s_own_recipe():
     describes the average: a rebuild of the average (the model card's
     command) must record stage 6's recipe, not the average's."""
     from tablecam.vision.classify import MODELS_DIR
-    from tablecam.vision.train import _member_recipe
+    from tablecam.training.train import _member_recipe
 
     assert "data/stage6" in _member_recipe(MODELS_DIR / "card_classifier.pt")["command"]
     assert "data/stage12" in _member_recipe(MODELS_DIR / "card_classifier_stage12.pt")["command"]

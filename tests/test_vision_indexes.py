@@ -47,16 +47,16 @@ def test_a_window_listed_anticlockwise_gives_the_same_two_cards():
 def test_index_labels_leave_out_a_covered_corner_and_face_down_cards(tmp_path):
     """A rendered scene's index labels: one window per uncovered index
     corner of a face-up card, none for a back or a corner under another."""
-    from tablecam.vision.locdata import INDEX_SEEN, render_one
+    from tablecam.training.locdata import INDEX_SEEN, render_one
 
     for d in ("images", "labels"):
         (tmp_path / d).mkdir()
     name = render_one((3, 7, tmp_path, [], "index", (3, 6), 0.1, 0))
     lines = (tmp_path / "labels" / f"{name}.txt").read_text().splitlines()
     # the same scene drawn again, with its truth
-    from tablecam.vision.faces import training_decks
-    from tablecam.vision.locdata import SIZES, _background
-    from tablecam.vision.synth import render_scene
+    from tablecam.training.faces import training_decks
+    from tablecam.training.locdata import SIZES, _background
+    from tablecam.training.synth import render_scene
 
     rng = np.random.default_rng([7, 3])
     w, h = SIZES[int(rng.integers(len(SIZES)))]
@@ -82,7 +82,7 @@ class _Windows:
 def _two_card_table():
     import cv2
 
-    from tablecam.vision.faces import render_face, training_decks
+    from tablecam.training.faces import render_face, training_decks
 
     img = np.full((720, 1280, 3), (40, 110, 40), np.uint8)
     deck = training_decks()[0]
@@ -256,8 +256,8 @@ def test_a_fanned_card_is_read_through_its_index_window_fitted_to_its_corner():
     through the window laid on the card's own edges (``index_fit``) it is
     found, with no false card."""
     from tablecam.vision.detector import CardDetector
-    from tablecam.vision.faces import training_decks
-    from tablecam.vision.synth import render_scene
+    from tablecam.training.faces import training_decks
+    from tablecam.training.synth import render_scene
 
     scene = render_scene(np.random.default_rng(99), training_decks(), size=(1280, 720))
     truth = sorted(str(c.card) for c in scene.cards if c.visible)

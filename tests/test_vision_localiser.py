@@ -78,7 +78,7 @@ def test_edge_angle_finds_a_card_in_a_box_stretched_by_its_neighbour(deg):
     """A fanned card's box also takes in its neighbour's edge, so the box's
     shape says little about the card's turn; its edges do.  One of the
     turned quads lies on the card."""
-    from tablecam.vision.faces import render_face
+    from tablecam.training.faces import render_face
     from tablecam.vision.proposals import edge_angles, turned_quads
 
     img = np.full((500, 500, 3), (40, 110, 40), np.uint8)
@@ -105,14 +105,14 @@ def test_edge_angle_of_a_blank_box_is_empty():
 
 
 def test_yolo_box_lines_clip_to_the_image():
-    from tablecam.vision.locdata import yolo_box_lines
+    from tablecam.training.locdata import yolo_box_lines
 
     lines = yolo_box_lines([(-20, 10, 60, 50), (100, 100, 100.5, 101)], 100, 100).splitlines()
     assert lines == ["0 0.300000 0.300000 0.600000 0.400000"]
 
 
 def test_card_free_region_avoids_every_labelled_card():
-    from tablecam.vision.locdata import card_free_region
+    from tablecam.training.locdata import card_free_region
 
     img = np.zeros((400, 300, 3), np.uint8)
     r = card_free_region(img, [(100, 50, 200, 200), (120, 150, 220, 390)])
@@ -124,7 +124,7 @@ def test_card_free_region_avoids_every_labelled_card():
 def test_localiser_dataset_mixes_renders_and_the_real_train_split(tmp_path):
     """Two rendered scenes plus the real train split (never the test split),
     YOLO labels beside every image, a validation set cut from train."""
-    from tablecam.vision.locdata import build_dataset
+    from tablecam.training.locdata import build_dataset
 
     res = build_dataset(tmp_path / "ds", n_synth=2, seed=3, real_val=5, real_repeat=1, workers=1, progress=False)
     assert res["synth"] == 2 and res["real_val"] == 5 and res["real_backgrounds"] > 50
@@ -147,7 +147,7 @@ def test_a_later_localiser_stage_draws_new_fuller_scenes_over_the_same_real_spli
     """``scenes_seed`` changes the renders and not which real photos are
     held back for tuning; ``cards`` sets how many cards a scene holds (every
     card boxed, a covered one too)."""
-    from tablecam.vision.locdata import build_dataset
+    from tablecam.training.locdata import build_dataset
 
     kw = dict(n_synth=2, seed=3, real_val=5, real_repeat=1, workers=1, progress=False)
     a = build_dataset(tmp_path / "a", **kw)
@@ -163,7 +163,7 @@ def test_a_later_localiser_stage_draws_new_fuller_scenes_over_the_same_real_spli
 @needs_photos
 def test_localiser_boxes_every_card_of_a_real_photo_the_classical_one_missed():
     """IMG_2591: four cards on carpet; the classical localiser found one."""
-    from tablecam.vision.evaluate import _iou, read_voc
+    from tablecam.training.evaluate import _iou, read_voc
     from tablecam.vision.proposals import CardLocaliser
 
     loc = CardLocaliser(LOCALISER)
@@ -197,7 +197,7 @@ def test_detect_reads_cards_on_carpet_the_classical_localiser_missed():
     """IMG_2591 (test split): four cards on carpet, their borders lost in
     the pile; the classical localiser alone read one of them."""
     from tablecam.vision.detector import CardDetector
-    from tablecam.vision.evaluate import match, read_voc
+    from tablecam.training.evaluate import match, read_voc
 
     img = cv2.imread(str(EDJE / "test" / "IMG_2591.JPG"))
     gts = read_voc(EDJE / "test" / "IMG_2591.xml")
@@ -218,7 +218,7 @@ def test_overlap_scenes_recall_with_the_localiser():
     quads in unread boxes and second reads 0.82, with the cards the
     assignment lost (refit, cards under a found card) 0.85."""
     from tablecam.vision.detector import CardDetector
-    from tablecam.vision.evaluate import eval_scenes
+    from tablecam.training.evaluate import eval_scenes
 
     r = eval_scenes(20, overlap=True, detector=CardDetector())
     assert r["recall"] >= 0.80 and r["precision"] >= 0.95, r
@@ -254,7 +254,7 @@ def _found(det, card: str, quad: np.ndarray):
 def _two_cards(deg: float, under: float, top: str = "HK", bottom: str = "S7"):
     """An image of ``bottom`` half under ``top`` (turned ``deg`` and
     ``under`` degrees) and their quads (bottom first)."""
-    from tablecam.vision.faces import render_face
+    from tablecam.training.faces import render_face
 
     img = np.full((520, 520, 3), (40, 110, 40), np.uint8)
     quads = []
@@ -463,7 +463,7 @@ def test_a_covered_cards_whole_outline_is_not_scored_against_the_label_of_the_ca
     greedily the queen takes the ten's label and both count as lost;
     paired one to one at best, all three cards are read."""
     from tablecam.vision.detector import CardDetector
-    from tablecam.vision.evaluate import eval_real_photos
+    from tablecam.training.evaluate import eval_real_photos
 
     r = eval_real_photos("train", CardDetector(), names=["IMG_2648.JPG"])
     assert (r["gt"], r["read"], r["dets"]) == (3, 3, 3), r
@@ -515,7 +515,7 @@ def test_a_box_the_localiser_scores_weakly_is_read_only_by_nudging(rounds):
     differ, so the floor here is 0.75; the 0.9 shipped is stage 6's,
     models/README.md, known weaknesses.)"""
     from tablecam.vision.detector import CardDetector
-    from tablecam.vision.faces import render_face
+    from tablecam.training.faces import render_face
 
     img = np.full((400, 600, 3), (40, 110, 40), np.uint8)
     boxes = []
@@ -534,7 +534,7 @@ def test_localiser_scenes_can_lay_more_cards_face_down():
     """``back_share`` sets the share of face-down cards (the localiser
     missed lone backs at the default 10%); the default draws exactly the
     scenes it drew before the option existed, so earlier data sets rebuild."""
-    from tablecam.vision.synth import render_scene
+    from tablecam.training.synth import render_scene
 
     def backs(share=None, seed=11):
         rng = np.random.default_rng(seed)
@@ -553,8 +553,8 @@ def test_a_small_blurred_card_is_read_closely_when_its_box_read_nothing():
     read as a found card is (three windows and the pip count) it reads
     0.83, and ``close_conf`` keeps it."""
     from tablecam.vision.detector import CardDetector
-    from tablecam.vision.faces import training_decks
-    from tablecam.vision.synth import render_scene
+    from tablecam.training.faces import training_decks
+    from tablecam.training.synth import render_scene
 
     rng = np.random.default_rng(98)  # the tuning set's cards-apart scenes (bench/vision/tune.py --apart)
     for _ in range(10):
@@ -573,9 +573,9 @@ def test_outline_ceiling_reads_cards_through_their_true_outline():
     lying apart read right through it and over detect()'s floor; a quad on
     bare table is not taken as a card."""
     from tablecam.vision.detector import CardDetector
-    from tablecam.vision.evaluate import missed_cards, outline_ceiling, outline_reads
-    from tablecam.vision.faces import training_decks
-    from tablecam.vision.synth import render_scene
+    from tablecam.training.evaluate import missed_cards, outline_ceiling, outline_reads
+    from tablecam.training.faces import training_decks
+    from tablecam.training.synth import render_scene
 
     det = CardDetector()
     rng = np.random.default_rng(98)

@@ -7,7 +7,7 @@ import pytest
 
 cv2 = pytest.importorskip("cv2")
 
-from tablecam.vision import faces, synth  # noqa: E402
+from tablecam.training import faces, synth  # noqa: E402
 from tablecam.vision.localise import find_cards, order_quad, warp_card  # noqa: E402
 
 

@@ -85,9 +85,9 @@ def test_second_read_of_a_found_card_is_dropped_in_a_rendered_pile():
     the five of clubs is also read, through a rectangle a few pixels off,
     as a three; with the rule the detector reports exactly the six cards
     on the table."""
-    from tablecam.vision.designs import validation_designs
+    from tablecam.training.designs import validation_designs
     from tablecam.vision.detector import CardDetector
-    from tablecam.vision.synth import render_scene
+    from tablecam.training.synth import render_scene
 
     rng = np.random.default_rng(97)
     designs = validation_designs()

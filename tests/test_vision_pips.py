@@ -14,7 +14,7 @@ NUMBER_CARDS = ["S2", "H3", "D4", "C5", "S6", "H7", "D8", "C9", "ST"]
 
 
 def _rectified(card: str, deck: str) -> np.ndarray:
-    from tablecam.vision.faces import render_face
+    from tablecam.training.faces import render_face
 
     return cv2.resize(render_face(card, deck), (250, 350), interpolation=cv2.INTER_AREA)
 

@@ -13,7 +13,7 @@ from tablecam.vision.side_index import side_suit, split_pair, with_side_suits  #
 
 def _small_face(code: str, deck: str, px: int = 100) -> np.ndarray:
     """A rectified face as a card ``px`` wide on a table frame shows it."""
-    from tablecam.vision.faces import render_face
+    from tablecam.training.faces import render_face
 
     face = cv2.resize(render_face(code, deck), (250, 350), interpolation=cv2.INTER_AREA)
     small = cv2.resize(face, (px, round(px * 1.4)), interpolation=cv2.INTER_AREA)
@@ -93,7 +93,7 @@ def test_a_peek_index_card_seen_only_by_its_index_is_read_with_its_suit():
     rest of the card may be under others): its corner alone reads no card
     surely enough; with the side window it is the eight of clubs."""
     from tablecam.vision.detector import CardDetector
-    from tablecam.vision.faces import render_face
+    from tablecam.training.faces import render_face
     from tablecam.vision.indexes import index_windows
 
     from test_vision_indexes import _card, _Windows

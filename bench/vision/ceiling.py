@@ -34,10 +34,10 @@ def main() -> int:
     ap.add_argument("--model-dir", default=None)
     args = ap.parse_args()
 
-    from tablecam.vision import evaluate
-    from tablecam.vision.designs import validation_designs
+    from tablecam.training import evaluate
+    from tablecam.training.designs import validation_designs
     from tablecam.vision.detector import CardDetector
-    from tablecam.vision.faces import training_decks
+    from tablecam.training.faces import training_decks
 
     det = CardDetector(args.model_dir)
     sets = [("held-out overlap", dict(seed=7, overlap=True)), ("held-out apart", dict(seed=7, overlap=False))]

@@ -61,7 +61,7 @@ def main() -> int:
     deck = args.deck
     if deck is None:
         try:
-            from tablecam.vision.faces import HELD_OUT_DECKS
+            from tablecam.training.faces import HELD_OUT_DECKS
             # a held-out design the model never saw; a drawn one renders the same in every process
             deck = next((d for d in HELD_OUT_DECKS if d.startswith("drawn-")), HELD_OUT_DECKS[0])
         except ImportError:

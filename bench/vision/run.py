@@ -26,8 +26,8 @@ from tablecam.vision.classify import MODELS_DIR  # noqa: E402
 
 
 def _frames(n: int, seed: int = 11):
-    from tablecam.vision.faces import HELD_OUT_DECKS
-    from tablecam.vision.synth import render_scene
+    from tablecam.training.faces import HELD_OUT_DECKS
+    from tablecam.training.synth import render_scene
 
     rng = np.random.default_rng(seed)
     return [render_scene(rng, HELD_OUT_DECKS, size=(1280, 720)).image for _ in range(n)]
@@ -52,7 +52,7 @@ class TorchClassifier:
         weights, averaged as the export did (``train.averaged_net``)."""
         import torch
 
-        from tablecam.vision.train import averaged_net
+        from tablecam.training.train import averaged_net
 
         torch.set_num_threads(1)
         recipe = json.loads(pt.with_suffix(".json").read_text())["recipe"]
@@ -163,7 +163,7 @@ def main() -> int:
 
     import cv2
 
-    from tablecam.vision import evaluate
+    from tablecam.training import evaluate
     from tablecam.vision.detector import CardDetector
 
     det = CardDetector(args.model_dir, threads=1)
@@ -183,6 +183,12 @@ def main() -> int:
                   f"{r['ms_per_image']:.0f} ms/image; paired greedily as before 2026-11-24 18:45: rank accuracy "
                   f"{r['rank_accuracy_greedy']:.3f} recall {r['recall_greedy']:.3f} precision {r['precision_greedy']:.3f})",
                   file=sys.stderr)
+    for name in evaluate.LABELLED_SETS:
+        r = evaluate.eval_labelled_photos(name, det)
+        out[f"real_{name}"] = {k: _rounded(v) for k, v in r.items() if k != "errors"}
+        print(f"real photos {name}: recall {r['recall']:.3f} {_ci(r['recall_ci'])} precision {r['precision']:.3f} "
+              f"{_ci(r['precision_ci'])} ({r['tp']}/{r['gt']} cards, {r['fp']} false, {r['ms_per_image']:.0f} ms/image)",
+              file=sys.stderr)
     r = evaluate.eval_heldout_crops(n_per_card=args.crops, detector=det)
     r1 = evaluate.eval_heldout_crops(n_per_card=args.crops, detector=det, views=1)
     out["heldout_crops"] = {"top1": round(r["top1"], 4), "per_deck": {k: round(v, 4) for k, v in r["per_deck"].items()},

@@ -152,14 +152,14 @@ def main() -> int:
                     help="top-1 of the classifier on rectified cards of this many unseen generated designs, then stop")
     args = ap.parse_args()
 
-    from tablecam.vision import evaluate
+    from tablecam.training import evaluate
     from tablecam.vision.detector import CardDetector
-    from tablecam.vision.faces import training_decks
-    from tablecam.vision.locdata import split_real_train
-    from tablecam.vision.synth import render_scene
+    from tablecam.training.faces import training_decks
+    from tablecam.training.locdata import split_real_train
+    from tablecam.training.synth import render_scene
 
     if args.design_val:
-        from tablecam.vision.designs import validation_designs
+        from tablecam.training.designs import validation_designs
 
         unseen = validation_designs(args.design_val)
         for pips in (float(v) for v in args.pips.split(",")):
@@ -178,7 +178,7 @@ def main() -> int:
     rng = np.random.default_rng(98)
     apart = [render_scene(rng, decks, size=(1280, 720), overlap=False, fingers=False) for _ in range(args.apart)]
     if args.unseen:
-        from tablecam.vision.designs import validation_designs
+        from tablecam.training.designs import validation_designs
 
         rng = np.random.default_rng(97)
         designs = validation_designs()

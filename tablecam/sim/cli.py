@@ -36,7 +36,7 @@ def register(sub: Any) -> None:
         v.add_argument("--tricks", type=int, default=None, help="stop after this many tricks")
         v.add_argument("--expose", type=int, default=0, help="with --random: cards shown face up by accident")
         v.add_argument("--fps", type=float, default=25.0)
-        v.add_argument("--deck", default="drawn-sans", help="deck design (tablecam.vision.faces.list_decks(), or 'plain')")
+        v.add_argument("--deck", default="drawn-sans", help="deck design (tablecam.training.faces.list_decks(), or 'plain')")
         v.add_argument("--seed", type=int, default=None, help="layout, hand passes and noise (default: --random's seed, else 1)")
         v.add_argument("--layout", choices=("zones", "centre", "pile"), default="zones",
                        help="zones: a card in front of each player (bridge); centre: the trick in the middle, "

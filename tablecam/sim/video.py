@@ -29,7 +29,7 @@ Two looks share one scene planner:
   stays turned, and low-bitrate H.264 (:mod:`~tablecam.sim.encode`) at 480p
   to 4K.
 
-Faces come from :func:`tablecam.vision.faces.render_face` (any deck of
+Faces come from :func:`tablecam.training.faces.render_face` (any deck of
 ``list_decks()``; default a drawn deck that renders in milliseconds), or
 from the plain built-in faces (``deck="plain"``) when that module is absent.
 
@@ -556,7 +556,7 @@ class FaceBank:
         self._render = None
         if deck != "plain":
             try:
-                from ..vision.faces import render_face
+                from ..training.faces import render_face
                 self._render = render_face
             except ImportError:
                 self._render = None

@@ -1,5 +1,7 @@
-"""The training lab: synthetic data, recipes and evaluation behind the shipped models.
+"""The training lab: synthetic scenes, deck designs, training recipes,
+evaluation and tuning behind the shipped models.
 
-Never imported by the runtime (``tablecam/vision``); training needs the
-``train`` extra (torch).
-"""
+Only the lab imports the runtime (:mod:`tablecam.vision`), never the other
+way round (``tests/test_vision_import_direction.py``): a table runs the
+shipped models without any of this.  Training itself needs the ``train``
+extra (torch, Ultralytics)."""

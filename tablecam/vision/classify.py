@@ -16,7 +16,9 @@ from pathlib import Path
 
 import numpy as np
 
-from .faces import CARD_CODES
+SUITS = "SHDC"
+RANKS = "AKQJT98765432"
+CARD_CODES: list[str] = [s + r for s in SUITS for r in RANKS]
 
 CLASSES: list[str] = CARD_CODES + ["JK", "back", "none"]
 # Corner window in a 250x350 card, and the network's input size (w, h).

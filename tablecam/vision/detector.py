@@ -252,7 +252,7 @@ class CardDetector:
 
         Why: read through a card's true outline it is what detect() could
         say of that card with a perfect localiser - the classifier's share
-        of a miss (:func:`~tablecam.vision.evaluate.outline_reads`)."""
+        of a miss (:func:`~tablecam.training.evaluate.outline_reads`)."""
         from .localise import warp_card
 
         p = self.read_found([warp_card(image_bgr, quad)])[0]

@@ -325,7 +325,7 @@ def cable_dataset(n: int, decks: list[str], seed: int = 0):
     and labels.  The real train split has cards under chargers' cables and
     beside knives, read unsurely because no training view had a thin dark
     line through its index."""
-    from .classify import CLASSES, corner_crops
+    from ..vision.classify import CLASSES, corner_crops
 
     rng = np.random.default_rng(seed)
     pool = TexturePool(rng)
@@ -349,7 +349,7 @@ def joker_dataset(n: int, decks: list[str], seed: int = 0):
     index and words squeezed or stretched), the rest of any training deck.
     Danish whist is played with three jokers, and a balanced crop set shows
     only one view in 54 of a joker, laid out as few ways as the decks."""
-    from .classify import CLASSES, corner_crops
+    from ..vision.classify import CLASSES, corner_crops
     from .designs import is_generated
 
     rng = np.random.default_rng(seed)
@@ -371,7 +371,7 @@ def joker_dataset(n: int, decks: list[str], seed: int = 0):
 def offcorner_dataset(n: int, decks: list[str], seed: int = 0):
     """``n`` corner crops of wrong quads (:func:`offcorner_sample`), all
     labelled ``none``: (N, 3, 64, 48) uint8 and labels."""
-    from .classify import CLASSES, corner_crops
+    from ..vision.classify import CLASSES, corner_crops
 
     rng = np.random.default_rng(seed)
     pool = TexturePool(rng, n=32, h=FACE_H + 400, w=FACE_W + 400)
@@ -451,7 +451,7 @@ def print_sample(rng: np.random.Generator) -> np.ndarray:
 def print_dataset(n: int, seed: int = 0):
     """``n`` corner crops of printed matter (:func:`print_sample`), all
     labelled ``none``."""
-    from .classify import CLASSES, corner_crops
+    from ..vision.classify import CLASSES, corner_crops
 
     rng = np.random.default_rng(seed)
     xs = [(corner_crops(print_sample(rng))[int(rng.integers(2))] * 255).astype(np.uint8) for _ in range(n)]
@@ -490,8 +490,8 @@ def pile_dataset(n: int, decks: list[str], seed: int = 0, seen: float = 0.8, cov
     is ``none`` (what lies there is another card's face, which
     :func:`~tablecam.vision.classify.combine_corners` then leaves to the free
     corner); corners between the two are not used."""
-    from .classify import CLASSES, corner_crops
-    from .localise import warp_card
+    from ..vision.classify import CLASSES, corner_crops
+    from ..vision.localise import warp_card
 
     rng = np.random.default_rng(seed)
     xs: list[np.ndarray] = []
@@ -546,7 +546,7 @@ def corner_dataset(n: int, decks: list[str], seed: int = 0, none_frac: float = 0
     rectified card comes from either end.  ``scale`` is the range of the
     cards' apparent resolution (:func:`corner_sample`).
     """
-    from .classify import CLASSES, corner_crops
+    from ..vision.classify import CLASSES, corner_crops
 
     classes = classes or CLASSES
     rng = np.random.default_rng(seed)

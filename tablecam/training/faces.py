@@ -34,9 +34,7 @@ from pathlib import Path
 
 import numpy as np
 
-SUITS = "SHDC"
-RANKS = "AKQJT98765432"
-CARD_CODES: list[str] = [s + r for s in SUITS for r in RANKS]
+from ..vision.classify import CARD_CODES, RANKS, SUITS  # noqa: F401 - the runtime's class list, reexported
 ALL_CODES: list[str] = CARD_CODES + ["JK", "back"]
 
 FACE_W, FACE_H = 250, 350

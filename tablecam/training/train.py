@@ -49,7 +49,7 @@ def build_net(n_classes: int, width: int = 16):
 def _geometry_tag() -> str:
     """Cache-name suffix of the corner window (empty for the legacy one, so
     earlier caches keep their names)."""
-    from .classify import CORNER_BOX, INPUT_H, INPUT_W, LEGACY_CORNER_BOX, LEGACY_INPUT
+    from ..vision.classify import CORNER_BOX, INPUT_H, INPUT_W, LEGACY_CORNER_BOX, LEGACY_INPUT
 
     if CORNER_BOX == LEGACY_CORNER_BOX and (INPUT_W, INPUT_H) == LEGACY_INPUT:
         return ""
@@ -79,7 +79,7 @@ def _set_name(kind: str, n: int, seed: int, decks: list[str] | None = None, gene
 
 
 def _dataset(n: int, seed: int, cache: Path, progress: bool, generated: int = 0):
-    from .classify import CLASSES
+    from ..vision.classify import CLASSES
     from .faces import training_decks
     from .synth import corner_dataset
 
@@ -198,7 +198,7 @@ def train_classifier(out_dir: Path, n: int = 30000, epochs: int = 8, seed: int =
     puts one view in eight."""
     import torch
 
-    from .classify import CLASSES
+    from ..vision.classify import CLASSES
     from .designs import VERSION, active_version, drawing
     from .synth import cable_dataset, corner_dataset, joker_dataset, offcorner_dataset, pile_dataset
 
@@ -276,7 +276,7 @@ def _export_classifier(net, out_dir: Path) -> dict:
     """Write ``net`` (a corner classifier, logits out) as
     ``card_classifier.onnx`` and return the JSON fields the reader needs:
     classes and input format, corner window included."""
-    from .classify import CLASSES, CORNER_BOX, INPUT_H, INPUT_W
+    from ..vision.classify import CLASSES, CORNER_BOX, INPUT_H, INPUT_W
 
     _to_onnx(net, out_dir / "card_classifier.onnx", "corners", INPUT_H, INPUT_W)
     return {"classes": CLASSES,
@@ -309,13 +309,14 @@ def train_back_check(out_dir: Path, n: int = 16000, epochs: int = 8, seed: int =
     found card (0.97); trained without it, the check added false backs
     (a court card, a back's misfitted quad) on the tuning scenes.
     ``decoys`` adds that many views of what the localiser boxes on the
-    real train photos away from the cards (:func:`~tablecam.vision.backs.real_decoys`),
+    real train photos away from the cards (:func:`~tablecam.training.backdata.real_decoys`),
     ``prints`` that many views of printed matter, both ``none``.
     ``loose`` is the share of visible cards seen once more through a
-    rectangle off their outline, as a box gives it (:func:`~tablecam.vision.backs.loose_quad`)."""
+    rectangle off their outline, as a box gives it (:func:`~tablecam.training.backdata.loose_quad`)."""
     import torch
 
-    from .backs import BACK_CLASSES, VIEW_H, VIEW_W, back_views
+    from ..vision.backs import BACK_CLASSES, VIEW_H, VIEW_W
+    from .backdata import back_views
     from .faces import training_decks
     from .locdata import real_floors
 
@@ -330,12 +331,12 @@ def train_back_check(out_dir: Path, n: int = 16000, epochs: int = 8, seed: int =
                    lambda: back_views(n, decks, seed=seed, reals=real_floors(), progress=progress, loose=loose))
     none = BACK_CLASSES.index("none")
     if decoys:
-        from .backs import real_decoys
+        from .backdata import real_decoys
 
         d = real_decoys(decoys, seed=seed)
         x, y = np.concatenate([x, d]), np.concatenate([y, np.full(len(d), none, np.int64)])
     if prints:
-        from .backs import card_view
+        from ..vision.backs import card_view
         from .synth import print_sample
 
         rng = np.random.default_rng(seed)
@@ -391,7 +392,7 @@ def averaged_net(members: list[Path], recipes: list[dict] | None = None):
     member is built as wide as its recipe says."""
     import torch
 
-    from .classify import CLASSES
+    from ..vision.classify import CLASSES
 
     recipes = recipes or [_member_recipe(m) for m in members]
     nets = torch.nn.ModuleList()

@@ -136,10 +136,10 @@ def pseudo_windows(image: np.ndarray, box: tuple[float, float, float, float], ra
     both windows once one reads: nothing covers the other.  Empty when no
     corner reads: the caller drops the photo rather than teach the
     localiser that a visible index is background."""
-    from .classify import corner_crops
-    from .indexes import index_windows
-    from .localise import order_quad, warp_card
-    from .proposals import box_quads, box_variants, local_quads
+    from ..vision.classify import corner_crops
+    from ..vision.indexes import index_windows
+    from ..vision.localise import order_quad, warp_card
+    from ..vision.proposals import box_quads, box_variants, local_quads
 
     cands = local_quads(image, box) + [q for v in box_variants(box, 0.1) for q in box_quads(v)]
     if not cands:
@@ -165,8 +165,8 @@ def pseudo_quad(image: np.ndarray, box: tuple[float, float, float, float], rank:
     gives the labelled rank most probability is taken; when none reads the
     rank (a card half covered: the label holds only its visible part) the
     box itself."""
-    from .localise import warp_card
-    from .proposals import box_corners, box_quads, box_variants, local_quads
+    from ..vision.localise import warp_card
+    from ..vision.proposals import box_corners, box_quads, box_variants, local_quads
 
     cands = [q for v in box_variants(box, 0.1) for q in box_quads(v)] + local_quads(image, box)
     if not cands:
@@ -183,7 +183,7 @@ def render_one(args) -> str:
     import cv2
 
     from .faces import training_decks
-    from .indexes import index_windows
+    from ..vision.indexes import index_windows
     from .synth import render_scene
 
     i, seed, out, reals, fmt, cards, back_share, generated = args
@@ -271,7 +271,7 @@ def build_dataset(out: Path, n_synth: int = 800, seed: int = 0, real_root: Path 
     import cv2
 
     from .evaluate import REAL_PHOTOS, read_voc
-    from .proposals import box_iou
+    from ..vision.proposals import box_iou
 
     real_root = Path(real_root or REAL_PHOTOS) / "train"
     train_names, val_names = split_real_train(real_root, seed, real_val)
@@ -326,9 +326,13 @@ def build_dataset(out: Path, n_synth: int = 800, seed: int = 0, real_root: Path 
 
 @functools.lru_cache(maxsize=1)
 def _detector():
-    from .detector import CardDetector
+    """The shipped corner classifier, as the pseudo labels read with it."""
+    from types import SimpleNamespace
 
-    return CardDetector(localiser=False)
+    from ..vision.classify import CornerClassifier
+
+    clf = CornerClassifier()
+    return SimpleNamespace(classifier=clf, classes=clf.classes)
 
 
 def _progress(it, total: int, on: bool):

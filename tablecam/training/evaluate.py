@@ -33,7 +33,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .proposals import box_iou as _iou
+from ..vision.proposals import box_iou as _iou
 
 RANK_WORDS = {"nine": "9", "ten": "T", "jack": "J", "queen": "Q", "king": "K", "ace": "A"}
 REAL_PHOTOS = Path(__file__).resolve().parents[3] / "shared" / "data" / "real-photos" / "edje"
@@ -126,7 +126,7 @@ def match(dets: list, gts: list[tuple[str, tuple]], key=lambda d: d.card[1:] if 
             used_d.add(di)
             res.append((gi, di))
     elif gts and dets:
-        from .assign import best_assignment
+        from ..vision.assign import best_assignment
 
         n, m = len(gts), len(dets)
         cost = np.zeros((n, m + n))  # a column of "no detection" per label
@@ -145,7 +145,7 @@ def eval_real_photos(split: str = "test", detector=None, root: Path | None = Non
     photos (only the photos ``names``, file names, when given)."""
     import cv2
 
-    from .detector import load_detector
+    from ..vision.detector import load_detector
 
     det = detector or load_detector()
     root = Path(root or REAL_PHOTOS) / split
@@ -202,8 +202,8 @@ def eval_heldout_crops(n_per_card: int = 20, seed: int = 123, decks: list[str] |
     read as the detector reads a card it found (``CardDetector.read_found``:
     its ``read_views`` corner windows and the pip count); with ``views``,
     the classifier alone through that many windows."""
-    from .classify import CLASSES
-    from .detector import load_detector
+    from ..vision.classify import CLASSES
+    from ..vision.detector import load_detector
     from .faces import HELD_OUT_DECKS, render_face
     from .synth import TexturePool, corner_sample
 
@@ -331,7 +331,7 @@ def eval_scenes(n: int = 50, seed: int = 7, overlap: bool = True, decks: list[st
     visible cards through their true outlines (:func:`outline_ceiling`):
     ``outline_top1`` (read right), ``outline_recall`` (read right over the
     floor) and ``recall_of_ceiling``, detect()'s recall against that."""
-    from .detector import load_detector
+    from ..vision.detector import load_detector
     from .faces import HELD_OUT_DECKS
     from .synth import render_scene
 
@@ -357,3 +357,50 @@ def eval_scenes(n: int = 50, seed: int = 7, overlap: bool = True, decks: list[st
         out.update(outline_ceiling(reads))
         out["recall_of_ceiling"] = scores["recall"] / max(1e-9, out["outline_recall"])
     return out
+
+
+LABELLED_SETS = ("blackjack-tracker", "jackfurby")
+
+
+def eval_labelled_photos(name: str, detector=None, root: Path | None = None) -> dict:
+    """Recall and precision of card identities on a real set labelled by
+    identity (``real-photos/<name>/labels.json``: per photo the face-up
+    ``cards`` that must be found and the ``allowed`` ones, partly visible,
+    neither required nor false).  A detection is right when its code is
+    one of the photo's cards (each counted once); a ``back`` or a code not
+    on the photo is a false card; the photos carry no positions.
+    """
+    import json
+
+    import cv2
+
+    from ..vision.detector import load_detector
+
+    det = detector or load_detector()
+    folder = Path(root or REAL_PHOTOS.parent) / name
+    labels = json.loads((folder / "labels.json").read_text())
+    tot = {"gt": 0, "tp": 0, "fp": 0, "images": 0, "seconds": 0.0}
+    errors = []
+    for fname, lab in sorted(labels.items()):
+        img = cv2.imread(str(folder / fname))
+        t = time.perf_counter()
+        dets = det.detect(img)
+        tot["seconds"] += time.perf_counter() - t
+        want, allowed = set(lab["cards"]), set(lab.get("allowed", []))
+        seen = [d.card for d in dets]
+        right = want & set(seen)
+        false = [c for c in seen if c not in want and c not in allowed]
+        false += [c for c in set(seen) & want for _ in range(seen.count(c) - 1)]  # one card reported twice
+        tot["gt"] += len(want)
+        tot["tp"] += len(right)
+        tot["fp"] += len(false)
+        tot["images"] += 1
+        if right != want or false:
+            errors.append({"image": fname, "missed": sorted(want - right), "false": sorted(false)})
+    tot["recall"] = tot["tp"] / max(1, tot["gt"])
+    tot["precision"] = tot["tp"] / max(1, tot["tp"] + tot["fp"])
+    tot["recall_ci"] = wilson(tot["tp"], tot["gt"])
+    tot["precision_ci"] = wilson(tot["tp"], tot["tp"] + tot["fp"])
+    tot["ms_per_image"] = 1000 * tot["seconds"] / max(1, tot["images"])
+    tot["errors"] = errors
+    return tot
