@@ -326,5 +326,5 @@ def test_video_bench_scores_a_rendered_video_through_tablecam_camera(tmp_path):
     assert out["rc"] in (0, 1), out["errors"]                       # 1: never calibrated - still a result
     row = b.score(truth, out["events"])
     assert row["truth"] == 4 and 0 <= row["matched"] <= 4 and row["confident_wrong"] <= row["camera"]
-    summary = b.summarise([dict(row, frames=10, wall_s=1.0)])
-    assert summary["card_events"] == 4 and summary["fps"] == 10.0
+    summary = b.summarise([dict(row, frames=10, wall_s=2.0, pipeline_fps=20.0)])
+    assert summary["card_events"] == 4 and summary["fps"] == 20.0 and summary["fps_with_start"] == 5.0

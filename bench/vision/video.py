@@ -31,8 +31,9 @@ at a table).  Scored against the video's ``.truth.jsonl``:
   confident card events;
 * **delay**: camera event ``ts`` minus the truth's rest time (video seconds;
   the pipeline's own processing time per frame is not in it);
-* **frames per second**: frames / wall seconds of the ``tablecam camera``
-  process, decoding and model loading included.
+* **frames per second**: frames / seconds of ``tablecam camera``'s frame
+  loop (its ``--stats``: decoding included, process start and model loading
+  not), and ``fps_with_start``: frames / wall seconds of the whole process.
 
 Baseline, in the same run: the same pipeline on the same deals rendered in
 the **classic** look the pipeline was developed on (green felt, fixed slight
@@ -262,12 +263,15 @@ def summarise(rows: list[dict[str, Any]]) -> dict[str, Any]:
     delays = [d for r in rows for d in r["delays"]]
     frames = sum(r.get("frames") or 0 for r in rows)
     wall = sum(r.get("wall_s") or 0 for r in rows)
+    timed = [r for r in rows if r.get("pipeline_fps")]
+    loop_s = sum(r["frames"] / r["pipeline_fps"] for r in timed)
     return {"videos": len(rows), "card_events": t, "recall": _ratio(m, t), "precision": _ratio(m, c),
             "camera_events": c, "confident_wrong": wrong, "confident_wrong_rate": _ratio(wrong, conf),
             "delay_s": {"median": round(statistics.median(delays), 3) if delays else None,
                         "p95": round(sorted(delays)[int(0.95 * (len(delays) - 1))], 3) if delays else None,
                         "max": max(delays) if delays else None},
-            "fps": round(frames / wall, 1) if wall else None}
+            "fps": round(sum(r["frames"] for r in timed) / loop_s, 1) if loop_s else None,
+            "fps_with_start": round(frames / wall, 1) if wall else None}
 
 
 def tilt_bucket(t: float) -> str:
