@@ -291,6 +291,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--rows", help="append each video's result to this JSON Lines file as it is measured, and "
                                    "summarise what it already holds instead of measuring those videos again")
     ap.add_argument("--cheap-first", action="store_true", help="measure 480p first and 4K last")
+    ap.add_argument("--summary-only", action="store_true", help="with --rows: summarise the videos it holds, "
+                                                                 "measure nothing (a run cut short)")
     args = ap.parse_args(argv)
 
     specs = video_set()
@@ -323,6 +325,10 @@ def main(argv: list[str] | None = None) -> int:
             if line.strip():
                 r = json.loads(line)
                 done[r["key"]] = r
+
+    if args.summary_only:
+        specs = [s for s in specs if s.key() in done]
+        baseline = [s for s in baseline if s.key() in done]
 
     def run(s: VideoSpec) -> dict[str, Any]:
         if s.key() in done:
