@@ -59,6 +59,9 @@ CROP_W, CROP_H = 250, 350
 FOLLOW_SUIT = ("bridge", "vira", "whist")
 """Games where a player must follow the suit led (fusion prefers a card that does)."""
 
+JOKER_GAMES = ("whist", "pidro")
+"""Games whose pack holds jokers; elsewhere a joker read is a face that could not be read."""
+
 Classifier = Callable[[np.ndarray], Any]
 Localise = Callable[[np.ndarray], list[tuple[float, float, float, float, float]]]
 """An image in, ``(x1, y1, x2, y2, conf)`` per card out (the learned localiser by default)."""
@@ -67,7 +70,7 @@ CANDIDATES = 3
 """Cards listed in an uncertain event (``candidates``), likeliest first."""
 
 SURE_BACK = 0.9
-"""A back read this surely beats an unsure face read through another outline."""
+"""A back read this surely beats an unsure face read through another outline; a joker needs it too."""
 
 SURE_CARD = 0.6
 """A localiser score from which a box is surely a card, even when its face cannot be read."""
@@ -493,6 +496,17 @@ class CameraPipeline:
                 if self.hands is not None:
                     self.hands.feed(ev)
 
+    def px_per_mm_at(self, quad_view: np.ndarray) -> float:
+        """Frame pixels per table millimetre where this card lies (its index gets that many)."""
+        import cv2
+
+        assert self.cal is not None
+        q_mm = np.asarray(quad_view, np.float64).reshape(4, 2) / self.cfg.px_per_mm
+        q_img = self.cal.table_to_image(q_mm)
+        a_mm = abs(cv2.contourArea(q_mm.astype(np.float32)))
+        a_img = abs(cv2.contourArea(q_img.astype(np.float32)))
+        return float(np.sqrt(a_img / a_mm)) if a_mm > 0 else 0.0
+
     def second_look(self, img: np.ndarray, quad_view: np.ndarray, r: Reading) -> tuple[Reading, np.ndarray | None]:
         """An unsure read looked at again by the still detector, on a window of the frame
         around the card; its read of the card at the window's centre replaces ours when
@@ -545,6 +559,8 @@ class CameraPipeline:
                 card = parse_card(c)
             except ValueError:
                 continue                               # back, none
+            if card.is_joker and self.game not in JOKER_GAMES:
+                continue
             faces[str(card)] = float(v)
         if seat is not None and self.hands is not None and self.hands.known:
             held = {c: v for c, v in faces.items() if self.hands.can_hold(seat, parse_card(c))}
@@ -570,7 +586,8 @@ class CameraPipeline:
         except (ValueError, ArithmeticError, IndexError) as e:   # a degenerate crop: skip this reading only
             self.errors.append(f"frame {frame.index}: cannot read the card at {cx:.0f},{cy:.0f} mm: {e}")
             return []
-        if r.card != "back" or r.conf < SURE_BACK:
+        fine = self.px_per_mm_at(quad) >= self.cfg.detection.sure_px_per_mm
+        if fine and (r.card != "back" or r.conf < SURE_BACK):
             r, better = self.second_look(frame.image, quad, r)
             if better is not None:
                 quad = better
@@ -591,11 +608,15 @@ class CameraPipeline:
             conf = r.conf
         except ValueError:
             card, conf = None, 0.0                      # "none": not a card, or a face it cannot read
+        if card is not None and card.is_joker and self.game not in JOKER_GAMES:
+            card, conf = None, 0.0                      # no joker in this game's pack: an unreadable face
         if card is None or conf < self.cfg.min_conf:
             # The localiser is sure a card lies here but its face cannot be read: say so, with the
-            # candidates, rather than a wrong card or nothing. Unsure of both: no event (paper, a chip).
+            # candidates, rather than a wrong card or nothing. Unsure of both: no event (paper, a chip);
+            # at the table's edge (a back in a quitted trick read as nothing): no event either.
             cands = self._candidates(r, seat)
-            if rest.conf < SURE_CARD or not cands:
+            weak = not cands or cands[0][1] < 0.05
+            if rest.conf < SURE_CARD or not cands or (weak and zone.kind == "expose"):
                 return []                               # not placed: read again if it moves
             card, conf, uncertain = parse_card(cands[0][0]), cands[0][1], True
         if uncertain or conf < self.cfg.uncertain_below:
@@ -621,12 +642,14 @@ class CameraPipeline:
                 extra["camera_card"] = str(card)
                 card, conf = res.card, res.conf
         common: dict[str, Any] = {"conf": round(float(conf), 3), "zone": zone.name, "rest_ts": rest.rest_ts, **extra}
-        if uncertain or conf < self.cfg.uncertain_below:
+        # a joker is what a blurred face is most often misread as: it needs the surety of a back
+        # below the resolution a sure read needs, no read is sure (docs: the resolution a table needs)
+        if uncertain or not fine or conf < self.cfg.uncertain_below or (card.is_joker and conf < SURE_BACK):
             common["uncertain"] = True
             common["candidates"] = [{"card": c, "conf": round(v, 3)} for c, v in self._candidates(r, seat)]
         kind = "expose" if zone.kind == "expose" else "play"
         placed = self.tracker.place(rest, {"kind": kind, "card": str(card), "seat": str(seat)}, quad)
-        old = self._on_table(str(card), placed)
+        old = self._on_table(str(card), placed) if "uncertain" not in common else None
         if old is not None:
             # the same card seen again in a new place (slid, or seen twice): one card, one event
             self.tracker.forget(old)

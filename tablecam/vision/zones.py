@@ -127,7 +127,7 @@ class StabilitySection(_Strict):
     moving_fraction: float = Field(0.02, ge=0, le=1)
     changed: float = Field(40.0, gt=0, description="colour change against the scene at rest that marks a new card")
     min_conf: float = Field(0.25, ge=0, le=1)
-    uncertain_below: float = Field(0.6, ge=0, le=1)
+    uncertain_below: float = Field(0.8, ge=0, le=1)
 
 
 class DetectionSection(_Strict):
@@ -136,6 +136,7 @@ class DetectionSection(_Strict):
     min_card_px: float = Field(30.0, gt=0, description="with input_px = 0: a card's short side at the input")
     conf: float = Field(0.35, gt=0, lt=1, description="localiser score from which a box is a card")
     second_opinion: bool = Field(True, description="an unsure read is looked at again by the still detector")
+    sure_px_per_mm: float = Field(0.65, ge=0, description="below this many frame pixels per mm at a card, no read is sure")
 
 
 class TricksSection(_Strict):
