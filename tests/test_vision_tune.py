@@ -11,7 +11,6 @@ against a detector nobody ships.
 from __future__ import annotations
 
 import importlib.util
-import inspect
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -35,13 +34,13 @@ def _tune_module():
 
 
 def test_tuning_baseline_is_the_shipped_detector():
-    from tablecam.vision.detector import CardDetector
+    from tablecam.vision.settings import DetectorSettings
 
-    params = inspect.signature(CardDetector.__init__).parameters
+    params = DetectorSettings.model_fields
     knobs = _tune_module().KNOBS
     assert len({kw for _, kw, *_ in knobs}) == len(knobs)
     for option, kwarg, cast, default, _ in knobs:
-        assert kwarg in params, f"{option}: CardDetector has no setting {kwarg}"
+        assert kwarg in params, f"{option}: DetectorSettings has no setting {kwarg}"
         values = [cast(float(v)) for v in default.split(",")]
         shipped = params[kwarg].default
         if kwarg in BOTH_WAYS:

@@ -27,6 +27,7 @@ import numpy as np
 
 from .classify import CLASSES, MODELS_DIR, CornerClassifier
 from .proposals import box_iou as _iou
+from .settings import DetectorSettings, load_settings
 
 
 @dataclass
@@ -104,36 +105,48 @@ class CardDetector:
     """
 
     def __init__(self, model_dir: str | Path | None = None, threads: int = 1,
-                 min_conf: float | None = None, max_side: int = 900, nms_iou: float = 0.5,
-                 candidate_iou: float = 0.9, min_conf_rare: float = 0.9, localiser: bool | None = None,
-                 localiser_conf: float = 0.25, gate_iou: float = 0.5, localiser_imgsz: int | tuple[int, ...] | None = None,
-                 localiser_iou: float = 0.75, box_trim: float = 0.0,
-                 whole_image_classical: bool = True, edge_peaks: int = 1, second_reads: int = 3, fitted: int = 4,
-                 read_views: int = 3, refit: bool = True, fallback_iou: float = 0.8, under: float = 0.95,
-                 under_conf: float = 0.9, under_conf_rare: float = 0.97, nudge: int = 4, nudge_starts: int = 4,
-                 nudge_size: float = 0.25, nudge_keep: int = 2, best_assignment: bool = True,
-                 nudge_conf: float = 0.9, nudge_skip_iou: float = 0.85, avoid_iou: float = 0.75,
-                 nudge_fitted: int = 0, nudge_under: float = 0.9, nudge_views: int = 3,
-                 weak_conf: float | None = 0.2, nudge_back_iou: float = 0.45, pips: float = 20.0,
-                 nudge_under_starts: int = 4, index: bool | None = None, index_conf: float = 0.3,
-                 index_floor: float = 0.9, index_imgsz: int | tuple[int, ...] | None = None,
-                 index_size: float = 0.35, index_iou: float = 0.5, index_card_px: float = 100.0,
-                 index_reader: str | Path | None = None, index_floor_under: float = 0.6,
-                 index_under_share: float = 0.5, index_floor_open: float = 0.6, close_conf: float = 0.7,
-                 close_quads: int = 2, back_check: float = 0.1, back_check_path: str | Path | None = None,
-                 back_check_faces: float = 0.0, back_check_veto: float = 0.0, back_boxes: float = 0.95,
-                 back_boxes_new: float = 1.01, back_boxes_any_size: bool = True, back_boxes_conf: float | None = 0.2,
-                 back_boxes_fitted: int | None = None, back_boxes_past_found: bool = True,
-                 back_boxes_under: float | None = 0.9, back_boxes_under_iou: float = 0.5,
-                 back_boxes_found_iou: float = 0.9, back_boxes_check: float = 0.5,
-                 back_boxes_siblings: bool = True, back_boxes_faces: float = 1.01, back_boxes_faces_index: float = 0.6,
-                 back_boxes_faces_lean: float = 0.2, back_boxes_faces_quads: int = 6,
-                 back_boxes_oriented: bool = True,
-                 sibling_turn: float = 0.15, sibling_shift: float = 0.06,
-                 hidden_seen: float = 0.4,
-                 side_suits: bool = True, index_fit: bool = True, index_fit_shift: float = 0.25,
-                 index_fit_reach: float = 1.6, index_rounds: int = 2, back_nudge: int = 0,
-                 back_nudge_from: float = 0.7, back_nudge_keep: int = 2):
+                 settings: DetectorSettings | None = None, **changes):
+        """The detector of ``model_dir`` (default: the shipped models) on
+        ``settings`` (default: the directory's ``detector.json``), each of
+        ``changes`` (a setting's name and value, as ``bench/vision/tune.py``
+        tries them) replacing one; a name the settings do not have is
+        refused (:class:`~tablecam.vision.settings.DetectorSettings`)."""
+        base = settings if settings is not None else load_settings(Path(model_dir) if model_dir else MODELS_DIR)
+        self.settings = DetectorSettings.model_validate({**base.model_dump(), **changes}) if changes else base
+        self._build(model_dir, threads, **self.settings.model_dump())
+
+    def _build(self, model_dir, threads, *, min_conf: float | None, max_side: int, nms_iou: float,
+                 candidate_iou: float, min_conf_rare: float, localiser: bool | None,
+                 localiser_conf: float, gate_iou: float, localiser_imgsz: int | tuple[int, ...] | None,
+                 localiser_iou: float, box_trim: float,
+                 whole_image_classical: bool, edge_peaks: int, second_reads: int, fitted: int,
+                 read_views: int, refit: bool, fallback_iou: float, under: float,
+                 under_conf: float, under_conf_rare: float, nudge: int, nudge_starts: int,
+                 nudge_size: float, nudge_keep: int, best_assignment: bool,
+                 nudge_conf: float, nudge_skip_iou: float, avoid_iou: float,
+                 nudge_fitted: int, nudge_under: float, nudge_views: int,
+                 weak_conf: float | None, nudge_back_iou: float, pips: float,
+                 nudge_under_starts: int, index: bool | None, index_conf: float,
+                 index_floor: float, index_imgsz: int | tuple[int, ...] | None,
+                 index_size: float, index_iou: float, index_card_px: float,
+                 index_reader: str | Path | None, index_floor_under: float,
+                 index_under_share: float, index_floor_open: float, close_conf: float,
+                 close_quads: int, back_check: float, back_check_path: str | Path | None,
+                 back_check_faces: float, back_check_veto: float, back_boxes: float,
+                 back_boxes_new: float, back_boxes_any_size: bool, back_boxes_conf: float | None,
+                 back_boxes_fitted: int | None, back_boxes_past_found: bool,
+                 back_boxes_under: float | None, back_boxes_under_iou: float,
+                 back_boxes_found_iou: float, back_boxes_check: float,
+                 back_boxes_siblings: bool, back_boxes_faces: float, back_boxes_faces_index: float,
+                 back_boxes_faces_lean: float, back_boxes_faces_quads: int,
+                 back_boxes_oriented: bool,
+                 sibling_turn: float, sibling_shift: float,
+                 hidden_seen: float,
+                 side_suits: bool, index_fit: bool, index_fit_shift: float,
+                 index_fit_reach: float, index_rounds: int, back_nudge: int,
+                 back_nudge_from: float, back_nudge_keep: int):
+        """Load the models and take each setting (one keyword a setting, all of
+        :class:`~tablecam.vision.settings.DetectorSettings`)."""
         from .proposals import CardLocaliser
 
         self.model_dir = Path(model_dir) if model_dir else MODELS_DIR

@@ -1,0 +1,151 @@
+"""The card detector's settings: one frozen object, read from the file that
+ships beside the models (``detector.json`` in the model directory).
+
+Why one object from a file: the settings were chosen for the shipped
+models on the tuning sets (``bench/vision/tune.py``) and belong with them;
+a model directory trained later brings its own file.  A setting the
+detector does not know is refused by name, so a file written for another
+version cannot quietly leave a step at its default.
+``docs/detector-settings.md`` records why each value is what it is.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+SETTINGS_FILE = "detector.json"
+
+
+class DetectorSettings(BaseModel):
+    """What :class:`~tablecam.vision.detector.CardDetector` does, step by step.
+
+    >>> DetectorSettings().min_conf_rare
+    0.9
+    >>> try:
+    ...     DetectorSettings(nudge_rounds=4)
+    ... except ValueError as e:
+    ...     print("unknown detector setting: nudge_rounds" in str(e))
+    True
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    min_conf: float | None = Field(None, description="the least confidence of a card read")
+    max_side: int = Field(900, description="long side the classical localiser works at (px)")
+    nms_iou: float = Field(0.5, description="the classical detector's quad NMS IoU")
+    candidate_iou: float = Field(0.9, description="near-duplicate classical quads of one card are kept for the classifier up to this IoU")
+    min_conf_rare: float = Field(0.9, description="the least confidence of a back or a joker read")
+    localiser: bool | None = Field(None, description="use the learned localiser (None: when the model directory ships it)")
+    localiser_conf: float = Field(0.25, description="the localiser's least box score")
+    gate_iou: float = Field(0.5, description="a classical quad is kept only inside a box by this IoU (0: every one; the shipped 0.5 first, so a run's first row is the shipped detector)")
+    localiser_imgsz: int | tuple[int, ...] | None = Field(None, description="the localiser's input sizes (None: its JSON's infer_imgsz)")
+    localiser_iou: float = Field(0.75, description="the localiser's box NMS IoU")
+    box_trim: float = Field(0.0, description="box_variants trim (0: the box alone)")
+    whole_image_classical: bool = Field(True, description="1: also the classical localiser on the whole image, 0: not")
+    edge_peaks: int = Field(1, description="edge directions per box turned into card quads (0: none)")
+    second_reads: int = Field(3, description="reads per box kept for when its surest is a neighbour's card")
+    fitted: int = Field(4, description="edge-fitted quads read in a box nothing else was read in (0: none)")
+    read_views: int = Field(3, description="corner windows of the final read of each card found")
+    refit: bool = Field(True, description="1: boxes left without a card are read through fitted quads too")
+    fallback_iou: float = Field(0.8, description="a fall-back read's quad may overlap a claimed card's this much")
+    under: float = Field(0.95, description="read cards under a found card in boxes whose IoU with it is below this")
+    under_conf: float = Field(0.9, description="the least confidence of a card read under another")
+    under_conf_rare: float = Field(0.97, description="the same for a back or a joker")
+    nudge: int = Field(4, description="rounds of nudging the rectangles of boxes left without a card (0: off)")
+    nudge_starts: int = Field(4, description="rectangles a box left without a card is nudged from")
+    nudge_size: float = Field(0.25, description="a nudged card's width is within this share of the usual card's")
+    nudge_keep: int = Field(2, description="starts per box that climb (0: all)")
+    best_assignment: bool = Field(True, description="1: boxes to cards by the surest assignment of the picture, 0: greedily")
+    nudge_conf: float = Field(0.9, description="the least confidence of a card read through a nudged rectangle")
+    nudge_skip_iou: float = Field(0.85, description="boxes overlapping a card found by more than this are not nudged")
+    avoid_iou: float = Field(0.75, description="fitted rectangles keep clear of the cards found by this quad IoU")
+    nudge_fitted: int = Field(0, description="edge-fitted rectangles clear of the cards found added as nudge starts")
+    nudge_under: float = Field(0.9, description="found boxes reaching beyond their card (IoU under this) nudged too")
+    nudge_views: int = Field(3, description="a nudged card read again through this many corner windows must stay sure")
+    weak_conf: float | None = Field(0.2, description="boxes scored from this to --loc-conf are read only by nudging (1: none)")
+    nudge_back_iou: float = Field(0.45, description="a nudged back overlapping a back found by more than this is that back")
+    pips: float = Field(20.0, description="weight of the pip count as evidence of a number card's rank in the final read (0: off)")
+    nudge_under_starts: int = Field(4, description="fitted rectangles nudged in a box reaching beyond its card")
+    index: bool | None = Field(None, description="1: cards found by their index alone (card_index.onnx), 0: not")
+    index_conf: float = Field(0.3, description="the index localiser's least window score")
+    index_floor: float = Field(0.9, description="the least confidence of a card read from its index alone")
+    index_imgsz: int | tuple[int, ...] | None = Field(None, description="the index localiser's input size (0: its JSON's)")
+    index_size: float = Field(0.35, description="a card read from its index is within this share of the usual width")
+    index_iou: float = Field(0.5, description="the index localiser's rotated NMS IoU")
+    index_card_px: float = Field(100.0, description="the index localiser sees the cards found this tall (0: fixed size)")
+    index_reader: Path | None = Field(None, description="the classifier that reads index windows (None: card_index_reader.onnx if shipped, else the classifier)")
+    index_floor_under: float = Field(0.6, description="the least confidence of a card read from its index alone that found cards cover")
+    index_under_share: float = Field(0.5, description="the share of such a card's quad the found cards must cover")
+    index_floor_open: float = Field(0.6, description="the least confidence of a card read from its index alone that no found card touches")
+    close_conf: float = Field(0.7, description="boxes left without a card: their likeliest quads read as a card found is read, kept from this confidence (0: off)")
+    close_quads: int = Field(2, description="quads per box read so")
+    back_check: float = Field(0.1, description="reads leaning to back with at least this P(back) are checked whole (back_check.onnx; 0: off)")
+    back_check_path: Path | None = Field(None, description="the back check's ONNX (None: the model directory's back_check.onnx)")
+    back_check_faces: float = Field(0.0, description="face reads under this confidence are checked whole too")
+    back_check_veto: float = Field(0.0, description="a back read the check gives P(back) under this is dropped")
+    back_boxes: float = Field(0.95, description="a back read in a back-localiser box on open table counts from this (card_back_localiser.onnx; 0: off)")
+    back_boxes_new: float = Field(1.01, description="under 1, a back-localiser box is read only below this IoU with every card-localiser box (1.01: every box)")
+    back_boxes_any_size: bool = Field(True, description="1: a back in a back-localiser box may be of any width, 0: within nudge_size of the usual card's")
+    back_boxes_conf: float | None = Field(0.2, description="the back localiser's least box score")
+    back_boxes_fitted: int | None = Field(None, description="fitted rectangles read per back-localiser box (shipped: --fitted's)")
+    back_boxes_past_found: bool = Field(True, description="1: in a back-localiser box, reads of face cards already found are passed over (the box's surest other read must be a back)")
+    back_boxes_under: float | None = Field(0.9, description="the same floor for a back-localiser box overlapping a face card found (a back under it)")
+    back_boxes_under_iou: float = Field(0.5, description="... by at least this box IoU")
+    back_boxes_found_iou: float = Field(0.9, description="back-localiser boxes overlapping a card found by more than this are not read (it is that card)")
+    back_boxes_check: float = Field(0.5, description="only the back-localiser rectangles the back check gives at least this P(back) are read (0: all)")
+    back_boxes_siblings: bool = Field(True, description="1: a back-localiser box on a found face card is read through cards of that card's size too, turned a little from it (proposals.sibling_quads)")
+    back_boxes_faces: float = Field(1.01, description="a face card no step found, read in a back-localiser box through any of its rectangles, counts from this (over 1: never)")
+    back_boxes_faces_index: float = Field(0.6, description="... when its index alone (no pip count) reads it at least this")
+    back_boxes_faces_lean: float = Field(0.2, description="... of the rectangles the back check sees as a face at least this")
+    back_boxes_faces_quads: int = Field(6, description="... the surest this many a box")
+    back_boxes_oriented: bool = Field(True, description="1: an oriented-box back localiser's own quad of each box is read too, 0: only the rectangles of its axis-aligned bounds")
+    sibling_turn: float = Field(0.15, description="... turned by this much (radians) each way, and not")
+    sibling_shift: float = Field(0.06, description="... moved by this share of the box each way, and not")
+    hidden_seen: float = Field(0.4, description="of two face cards each hiding the other's index corners (each shows less than this of one outside the other) the less sure is dropped (occlusion.drop_hidden; 0: off)")
+    side_suits: bool = Field(True, description="1: a final read split between two suits of one rank is decided again by the suit at the other end of the top edge (side_index.with_side_suits)")
+    index_fit: bool = Field(True, description="1: each index window's card quads also laid on the image edges meeting near their corner")
+    index_fit_shift: float = Field(0.25, description="how far the fitted corner's edges may lie from the window's, a share of its width")
+    index_fit_reach: float = Field(1.6, description="the fitted edges' length, in window sides")
+    index_rounds: int = Field(2, description="rounds of the index step, each with the cards found so far (a round finding nothing ends them)")
+    back_nudge: int = Field(0, description="rounds a weakly read back-localiser rectangle climbs the back check's P(back) (detector._nudged_backs; 0: off)")
+    back_nudge_from: float = Field(0.7, description="... from this P(back)")
+    back_nudge_keep: int = Field(2, description="... the surest this many rectangles a box")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _known_keys(cls, data):
+        """Refuse the settings this detector does not have, by name."""
+        if isinstance(data, dict):
+            unknown = sorted(set(data) - set(cls.model_fields))
+            if unknown:
+                raise ValueError(f"unknown detector setting{'s' if len(unknown) > 1 else ''}: {', '.join(unknown)}")
+        return data
+
+
+def load_settings(model_dir: str | Path) -> DetectorSettings:
+    """The settings shipped in ``model_dir`` (``detector.json``: its
+    ``"settings"`` object, beside free-text ``"notes"``), or the defaults
+    when the directory has none.  A bad file is a ``ValueError`` naming the
+    file and the key."""
+    path = Path(model_dir) / SETTINGS_FILE
+    if not path.exists():
+        return DetectorSettings()
+    try:
+        data = json.loads(path.read_text())
+    except (OSError, json.JSONDecodeError) as e:
+        raise ValueError(f"{path}: not a settings file ({e})") from e
+    if not isinstance(data, dict) or not isinstance(data.get("settings"), dict):
+        raise ValueError(f"{path}: a settings file is a JSON object with a \"settings\" object")
+    other = sorted(set(data) - {"settings", "notes"})
+    if other:
+        raise ValueError(f"{path}: unknown key{'s' if len(other) > 1 else ''} {', '.join(other)}")
+    try:
+        return DetectorSettings.model_validate(data["settings"])
+    except ValidationError as e:
+        raise ValueError(f"{path}: {e}") from e
+
+
+__all__ = ["DetectorSettings", "load_settings", "SETTINGS_FILE"]
