@@ -106,13 +106,6 @@ KNOBS: list[tuple[str, str, type, str, str]] = [
      "gives at least this P(back) are read (0: all)"),
     ("--back-boxes-siblings", "back_boxes_siblings", bool, "1", "1: a back-localiser box on a found "
      "face card is read through cards of that card's size too, turned a little from it (proposals.sibling_quads)"),
-    ("--back-boxes-faces", "back_boxes_faces", float, "1.01", "a face card no step found, read in a "
-     "back-localiser box through any of its rectangles, counts from this (over 1: never)"),
-    ("--back-boxes-faces-index", "back_boxes_faces_index", float, "0.6", "... when its index alone (no pip "
-     "count) reads it at least this"),
-    ("--back-boxes-faces-lean", "back_boxes_faces_lean", float, "0.2", "... of the rectangles the back check "
-     "sees as a face at least this"),
-    ("--back-boxes-faces-quads", "back_boxes_faces_quads", int, "6", "... the surest this many a box"),
     ("--back-boxes-oriented", "back_boxes_oriented", bool, "1", "1: an oriented-box back localiser's own quad "
      "of each box is read too, 0: only the rectangles of its axis-aligned bounds"),
     ("--sibling-turn", "sibling_turn", float, "0.15", "... turned by this much (radians) each way, and not"),
@@ -123,10 +116,6 @@ KNOBS: list[tuple[str, str, type, str, str]] = [
      "(each shows less than this of one outside the other) the less sure is dropped (occlusion.drop_hidden; 0: off)"),
     ("--index-rounds", "index_rounds", int, "2", "rounds of the index step, each with the cards found so far "
      "(a round finding nothing ends them)"),
-    ("--back-nudge", "back_nudge", int, "0", "rounds a weakly read back-localiser rectangle climbs the back "
-     "check's P(back) (detector._nudged_backs; 0: off)"),
-    ("--back-nudge-from", "back_nudge_from", float, "0.7", "... from this P(back)"),
-    ("--back-nudge-keep", "back_nudge_keep", int, "2", "... the surest this many rectangles a box"),
     ("--best-assignment", "best_assignment", bool, "1",
      "1: boxes to cards by the surest assignment of the picture, 0: greedily"),
 ]

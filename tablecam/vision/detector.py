@@ -75,10 +75,7 @@ class CardDetector:
        cards under a found card (:meth:`_cards_under`), rectangles nudged
        onto an index (:mod:`~tablecam.vision.nudge`), and close reads of
        small blurred cards (:meth:`_read_closely`);
-    3. backs in the back localiser's boxes (:meth:`_backs_in_back_boxes`),
-       and, each off as shipped (the bench vetoed them), face cards no
-       step found that such a box frames (:meth:`_faces_in_back_boxes`)
-       and backs lined up by climbing the back check (:meth:`_nudged_backs`);
+    3. backs in the back localiser's boxes (:meth:`_backs_in_back_boxes`);
     4. the final read of each card found, through ``read_views`` corner
        windows with the pip count and the side suit as witnesses
        (:meth:`read_found`);
@@ -137,14 +134,12 @@ class CardDetector:
                  back_boxes_fitted: int | None, back_boxes_past_found: bool,
                  back_boxes_under: float | None, back_boxes_under_iou: float,
                  back_boxes_found_iou: float, back_boxes_check: float,
-                 back_boxes_siblings: bool, back_boxes_faces: float, back_boxes_faces_index: float,
-                 back_boxes_faces_lean: float, back_boxes_faces_quads: int,
+                 back_boxes_siblings: bool,
                  back_boxes_oriented: bool,
                  sibling_turn: float, sibling_shift: float,
                  hidden_seen: float,
                  side_suits: bool, index_fit: bool, index_fit_shift: float,
-                 index_fit_reach: float, index_rounds: int, back_nudge: int,
-                 back_nudge_from: float, back_nudge_keep: int):
+                 index_fit_reach: float, index_rounds: int):
         """Load the models and take each setting (one keyword a setting, all of
         :class:`~tablecam.vision.settings.DetectorSettings`)."""
         from .proposals import CardLocaliser
@@ -181,10 +176,6 @@ class CardDetector:
         self.back_boxes_found_iou = back_boxes_found_iou
         self.back_boxes_check = back_boxes_check
         self.back_boxes_siblings = back_boxes_siblings
-        self.back_boxes_faces = back_boxes_faces
-        self.back_boxes_faces_index = back_boxes_faces_index
-        self.back_boxes_faces_lean = back_boxes_faces_lean
-        self.back_boxes_faces_quads = back_boxes_faces_quads
         self.back_boxes_oriented = back_boxes_oriented
         self.sibling_turn = sibling_turn
         self.sibling_shift = sibling_shift
@@ -194,9 +185,6 @@ class CardDetector:
         self.index_fit_shift = index_fit_shift
         self.index_fit_reach = index_fit_reach
         self.index_rounds = index_rounds
-        self.back_nudge = back_nudge
-        self.back_nudge_from = back_nudge_from
-        self.back_nudge_keep = back_nudge_keep
         # the index-window localiser, when the model directory ships one (``indexes``)
         self.indexer = None
         ix_path = self.model_dir / "card_index.onnx"
@@ -595,11 +583,7 @@ class CardDetector:
         overlapping a found face card by ``back_boxes_under_iou``).  It
         is placed as a new back (:meth:`_place_new`; with
         ``back_boxes_any_size`` of any width, since the box, not a nudged
-        guess, gave its size); with ``back_nudge`` a box on open table read
-        too weakly is tried again through its rectangles climbed
-        (:meth:`_nudged_backs`).  Then, with ``back_boxes_faces`` at most 1,
-        the same boxes' face cards no step found
-        (:meth:`_faces_in_back_boxes`), placed beside those backs."""
+        guess, gave its size)."""
         from .localise import warp_card
         from .proposals import box_quads, fitted_quads, local_quads
 
@@ -619,9 +603,8 @@ class CardDetector:
                     if self.back_boxes_fitted else [])
                  + self._siblings(b, under[bi])]
         cards = [warp_card(image_bgr, q) for _, q in quads]
-        every_quad, every_card = quads, cards  # the face pass reads them all, not only the back check's
         check = getattr(self.classifier, "check", None)
-        looked = check is not None and bool(quads) and (self.back_boxes_check > 0 or self.back_boxes_faces <= 1.0)
+        looked = check is not None and bool(quads) and self.back_boxes_check > 0
         said = check.probs(cards) if looked else None
         if self.back_boxes_check > 0 and said is not None:
             keep = [i for i, b in enumerate(said[:, check.classes.index("back")]) if b >= self.back_boxes_check]
@@ -633,108 +616,8 @@ class CardDetector:
         best = {bi: r for bi, r in self._surest_reads(image_bgr, quads, lambda ci: 2.0 if ci in found else 0.0,
                                                       cards).items()
                 if r[1] == back and r[0] >= (self.back_boxes_under if under[bi] is not None else self.back_boxes)}
-        if self.back_nudge and said is not None:
-            best.update(self._nudged_backs(image_bgr, boxes, every_quad, said[:, check.classes.index("back")],
-                                           under, set(best)))
         h, w = image_bgr.shape[:2]
-        backs = self._place_new(best, dets, None if self.back_boxes_any_size else width, w, h)
-        if self.back_boxes_faces > 1.0 or said is None:
-            return backs
-        faces = self._faces_in_back_boxes(image_bgr, every_quad, every_card, said[:, check.classes.index("face")],
-                                          found)
-        return backs + self._place_new({bi: r for bi, r in faces.items() if bi not in best}, dets + backs, width, w, h)
-
-    def _nudged_backs(self, image_bgr: np.ndarray, boxes: list, quads: list[tuple[int, np.ndarray]],
-                      p_back: np.ndarray, under: list,
-                      done: set[int]) -> dict[int, tuple[float, int, np.ndarray, np.ndarray]]:
-        """Backs in back-localiser boxes read too weakly through every
-        rectangle the step tried: box -> (conf, class, quad, probs).
-
-        A back read through its own true outline reads 0.86-0.99, yet the
-        rectangles inscribed in or fitted to its box are a few pixels or
-        degrees off it (a pile of two backs, a stick across one) and the
-        back check gives them 0.1-0.5.  So in each box without a back
-        (not in ``done``) the ``back_nudge_keep`` rectangles the check
-        gave the most P(back) (``p_back``, at least ``back_nudge_from``)
-        climb the check's P(back) for ``back_nudge`` rounds
-        (:func:`~tablecam.vision.nudge.nudge`; the rectangle stays on its
-        box, IoU 0.6).  A climbed rectangle is a back when the check's
-        P(back) reaches the step's floor and its corners read no card
-        surer than 0.5 (no index shows through it).
-
-        Off by default (``back_nudge`` 0).  At 4 rounds from 0.7, chosen
-        on the tuning sets (a lone back more, training-deck scenes 0.944 ->
-        0.948, no false card; from 0.3 a postcard on a real train photo
-        climbed 0.41 -> 0.973), the bench's overlap scenes read the same
-        cards and the real test photos two false cards more: vetoed
-        (``docs/detector-settings.md``, twentieth session).  A climb
-        towards the check's P(back) finds what the check takes for a
-        back; only a check that knows more printed matter makes it safe."""
-        from .backs import with_back_share
-        from .localise import warp_card
-        from .nudge import nudge
-
-        check = self.classifier.check
-        bk = check.classes.index("back")
-        skip = done | {bi for bi, card in enumerate(under) if card is not None}  # a back there: the siblings'
-        pick = _surest_per_box(quads, p_back, self.back_nudge_from, self.back_nudge_keep, skip)
-        if not pick:
-            return {}
-        starts, start_box = [quads[i][1] for i in pick], [quads[i][0] for i in pick]
-
-        def score(qs: list[np.ndarray]) -> list[tuple[float, None]]:
-            return [(float(p[bk]), None) for p in check.probs([warp_card(image_bgr, q) for q in qs])]
-
-        def fits(i: int, q: np.ndarray) -> bool:
-            return _iou((*q.min(axis=0), *q.max(axis=0)), boxes[start_box[i]]) >= 0.6
-
-        climbed = nudge(starts, score, fits, rounds=self.back_nudge)
-        back, none = self.classes.index("back"), self.classes.index("none")
-        corners = getattr(self.classifier, "classifier", self.classifier)  # the corner reads, unchecked
-        reads = corners.classify_cards([warp_card(image_bgr, q) for q, _, _ in climbed], views=self.read_views)
-        best: dict[int, tuple[float, int, np.ndarray, np.ndarray]] = {}
-        for bi, (q, b, _), p in zip(start_box, climbed, reads):
-            face = max((float(v) for ci, v in enumerate(p) if ci not in (back, none)), default=0.0)
-            if b >= self.back_boxes and face < 0.5 and b > best.get(bi, (0.0,))[0]:
-                best[bi] = (b, back, q, with_back_share(p, back, b))
-        return best
-
-    def _faces_in_back_boxes(self, image_bgr: np.ndarray, quads: list[tuple[int, np.ndarray]],
-                             cards: list[np.ndarray], face: np.ndarray,
-                             found: set[int]) -> dict[int, tuple[float, int, np.ndarray, np.ndarray]]:
-        """Face cards no other step found, in the back localiser's boxes:
-        box -> (conf, class, quad, probs).
-
-        A back box often frames a face card the card localiser's boxes
-        gave to a neighbour (a ten of spades under a five of diamonds read
-        0.90 through a back box's rectangle, IoU 0.94 with its outline).
-        Of each box's rectangles (``quads``: (box, quad) pairs, and
-        ``cards`` rectified) the ``back_boxes_faces_quads`` the back check
-        sees surest as a face (``face``: its P(face), at least
-        ``back_boxes_faces_lean``) are read as a found card is read: six
-        of them cost about 50 ms a tuning photo, every rectangle 230 ms
-        for one card more.  A box's surest read must be a face card not
-        yet found (``found``: class indices), of ``back_boxes_faces`` or
-        more, and read so by its index alone too
-        (``back_boxes_faces_index``, without the pip count and the side
-        suit: a seven of hearts half under a ten read 0.78 a seven of
-        diamonds with them, 0.596 by its index alone).
-
-        Off by default (``back_boxes_faces`` 1.01).  At 0.7, chosen on the
-        tuning sets (two cards more, no false one), the bench found two
-        overlap cards more and one false card more, under the precision
-        target, and cost 170 ms a frame: vetoed
-        (``docs/detector-settings.md``, seventeenth session)."""
-        rare = {self.classes.index(c) for c in ("back", "JK", "none")}
-        pick = _surest_per_box(quads, face, self.back_boxes_faces_lean, self.back_boxes_faces_quads)
-        picked = [cards[i] for i in pick]
-        # the index-alone reads, once: the final read weighs the witnesses on them
-        alone = self.classifier.classify_cards(picked, views=self.read_views) if picked else []
-        faces = self._surest_reads(image_bgr, [quads[i] for i in pick],
-                                   lambda ci: 2.0 if ci in found or ci in rare else self.back_boxes_faces,
-                                   picked, alone)
-        at = {id(quads[i][1]): k for k, i in enumerate(pick)}  # a read's quad -> its index-alone read
-        return {bi: r for bi, r in faces.items() if alone[at[id(r[2])]][r[1]] >= self.back_boxes_faces_index}
+        return self._place_new(best, dets, None if self.back_boxes_any_size else width, w, h)
 
     def _face_under(self, box, dets: list[Detection]) -> Detection | None:
         """The found face card ``box`` overlaps most, when by
@@ -1120,25 +1003,6 @@ def _covered_share(quads: list[np.ndarray], found: list[np.ndarray], w: int, h: 
         area = int(m.sum())
         out.append(float((m & cover).sum()) / area if area else 0.0)
     return out
-
-
-def _surest_per_box(quads: list[tuple[int, np.ndarray]], scores, least: float, keep: int,
-                    skip: set[int] = frozenset()) -> list[int]:
-    """The indices (in order) of each box's ``keep`` rectangles of highest
-    ``scores``, of those scoring at least ``least``; ``quads`` are (box,
-    quad) pairs, boxes in ``skip`` left out.
-
-    >>> q = np.zeros((4, 2))
-    >>> _surest_per_box([(0, q), (0, q), (0, q), (1, q)], [0.9, 0.2, 0.5, 0.8], 0.3, 1)
-    [0, 3]
-    >>> _surest_per_box([(0, q), (1, q)], [0.9, 0.8], 0.3, 2, skip={0})
-    [1]
-    """
-    per_box: dict[int, list[tuple[float, int]]] = {}
-    for i, v in enumerate(scores):
-        if quads[i][0] not in skip and v >= least:
-            per_box.setdefault(quads[i][0], []).append((float(v), i))
-    return sorted(i for seen in per_box.values() for _, i in sorted(seen, reverse=True)[:keep])
 
 
 def _usual_width(dets: list[Detection]) -> float | None:

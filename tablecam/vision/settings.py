@@ -97,10 +97,6 @@ class DetectorSettings(BaseModel):
     back_boxes_found_iou: float = Field(0.9, description="back-localiser boxes overlapping a card found by more than this are not read (it is that card)")
     back_boxes_check: float = Field(0.5, description="only the back-localiser rectangles the back check gives at least this P(back) are read (0: all)")
     back_boxes_siblings: bool = Field(True, description="1: a back-localiser box on a found face card is read through cards of that card's size too, turned a little from it (proposals.sibling_quads)")
-    back_boxes_faces: float = Field(1.01, description="a face card no step found, read in a back-localiser box through any of its rectangles, counts from this (over 1: never)")
-    back_boxes_faces_index: float = Field(0.6, description="... when its index alone (no pip count) reads it at least this")
-    back_boxes_faces_lean: float = Field(0.2, description="... of the rectangles the back check sees as a face at least this")
-    back_boxes_faces_quads: int = Field(6, description="... the surest this many a box")
     back_boxes_oriented: bool = Field(True, description="1: an oriented-box back localiser's own quad of each box is read too, 0: only the rectangles of its axis-aligned bounds")
     sibling_turn: float = Field(0.15, description="... turned by this much (radians) each way, and not")
     sibling_shift: float = Field(0.06, description="... moved by this share of the box each way, and not")
@@ -110,9 +106,6 @@ class DetectorSettings(BaseModel):
     index_fit_shift: float = Field(0.25, description="how far the fitted corner's edges may lie from the window's, a share of its width")
     index_fit_reach: float = Field(1.6, description="the fitted edges' length, in window sides")
     index_rounds: int = Field(2, description="rounds of the index step, each with the cards found so far (a round finding nothing ends them)")
-    back_nudge: int = Field(0, description="rounds a weakly read back-localiser rectangle climbs the back check's P(back) (detector._nudged_backs; 0: off)")
-    back_nudge_from: float = Field(0.7, description="... from this P(back)")
-    back_nudge_keep: int = Field(2, description="... the surest this many rectangles a box")
 
     @model_validator(mode="before")
     @classmethod
