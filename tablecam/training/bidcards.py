@@ -24,14 +24,21 @@ from pathlib import Path
 
 import numpy as np
 
-from ..sim.bidding_box import PX_PER_MM, card_strip, design, draw_card, held_out_design, wear
+from ..sim.bidding_box import design, draw_card, held_out_design, wear
 from ..vision.bidcards import CARD_MM, CLASSES, STRIP_MM, STRIP_PX, judge_read, to_batch
 
 SIGNALS = ("STOP", "ALERT")
 
 
+DRAW_PX_PER_MM = 4.0
+"""Faces for training are drawn at half the simulator's resolution: the
+strip reaches the reader at about 2 pixels a millimetre at most."""
+KEEP_MM = STRIP_MM + 10.0
+"""How much of a card's top is drawn into a sample: the strip and what lies below it."""
+
+
 class FaceCache:
-    """Drawn faces by (design, call): drawing is the slow part of a sample."""
+    """The tops of drawn faces by (design, call): drawing is the slow part of a sample."""
 
     def __init__(self) -> None:
         self.faces: dict[tuple[int, bool, str], np.ndarray] = {}
@@ -39,14 +46,15 @@ class FaceCache:
     def get(self, k: int, held_out: bool, call: str) -> np.ndarray:
         key = (k, held_out, call)
         if key not in self.faces:
-            self.faces[key] = draw_card(call, held_out_design(k) if held_out else design(k))
+            d = held_out_design(k) if held_out else design(k)
+            self.faces[key] = draw_card(call, d, DRAW_PX_PER_MM)[: round(KEEP_MM * DRAW_PX_PER_MM)]
         return self.faces[key]
 
 
 def _table(rng: np.random.Generator, h: int, w: int) -> np.ndarray:
     """A plain or textured table colour around the card."""
-    base = rng.uniform(10, 200, 3)
-    img = np.ones((h, w, 3), np.float32) * base
+    img = np.empty((h, w, 3), np.float32)
+    img[:] = rng.uniform(10, 200, 3)
     img += rng.normal(0, rng.uniform(2, 18), (h, w, 1))
     return np.clip(img, 0, 255).astype(np.uint8)
 
@@ -55,30 +63,29 @@ def strip_sample(rng: np.random.Generator, cache: FaceCache, label: str, k: int,
     """One strip as the camera would hand it to the reader (BGR, :data:`STRIP_PX`)."""
     import cv2
 
-    ppm = PX_PER_MM
-    cw, ch = round(CARD_MM[0] * ppm), round(CARD_MM[1] * ppm)
+    ppm = DRAW_PX_PER_MM
+    cw, kh = round(CARD_MM[0] * ppm), round(KEEP_MM * ppm)
     sh = round(STRIP_MM * ppm)
-    margin = round(12 * ppm)
-    canvas = _table(rng, ch + 2 * margin, cw + 2 * margin)
+    margin = round(8 * ppm)
+    canvas = _table(rng, kh + margin, cw + 2 * margin)
+    top = cache.get(k, held_out, CLASSES[int(rng.integers(40))] if label == "none" else label)
+    top = wear(top, rng, float(rng.uniform(0.2, 1.2)))
     if label == "none":
         kind = rng.integers(3)
-        if kind == 1:      # a card's lower part, no call in view
-            face = wear(cache.get(k, held_out, CLASSES[int(rng.integers(40))]), rng)
-            canvas[margin:margin + ch - sh, margin:margin + cw] = face[sh:]
+        if kind == 1:      # a card's lower part: the strip's place shows no call
+            canvas[margin:margin + kh - sh, margin:margin + cw] = top[sh:]
         elif kind == 2:    # only the card's edge in view
-            face = wear(cache.get(k, held_out, CLASSES[int(rng.integers(40))]), rng)
-            canvas[margin:margin + ch, margin:margin + cw] = face
+            canvas[margin:, margin:margin + cw] = top
             canvas = np.roll(canvas, int(rng.choice([-1, 1]) * rng.uniform(0.6, 0.9) * cw), axis=1)
     else:
-        face = wear(cache.get(k, held_out, label), rng, float(rng.uniform(0.2, 1.2)))
-        canvas[margin:margin + ch, margin:margin + cw] = face
+        canvas[margin:, margin:margin + cw] = top
         if rng.random() < 0.75:   # the next card of the row lies over the strip's lower edge
             nxt = cache.get(k, held_out, CLASSES[int(rng.integers(40))])
-            top = margin + sh + int(rng.uniform(-0.2, 0.15) * sh)
+            y0 = margin + sh + int(rng.uniform(-0.2, 0.15) * sh)
             dx = int(rng.normal(0, 1.5 * ppm))
             x0, x1 = max(0, margin + dx), min(canvas.shape[1], margin + dx + cw)
-            rows = canvas.shape[0] - top
-            canvas[top:, x0:x1] = nxt[:rows, x0 - (margin + dx):x1 - (margin + dx)]
+            rows = canvas.shape[0] - y0
+            canvas[y0:, x0:x1] = nxt[:rows, x0 - (margin + dx):x1 - (margin + dx)]
     # the strip's corners as the pipeline would find them, a little off
     jit = lambda s: rng.normal(0, s)  # noqa: E731
     quad = np.float32([[margin, margin], [margin + cw, margin], [margin + cw, margin + sh], [margin, margin + sh]])
