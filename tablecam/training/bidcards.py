@@ -138,6 +138,17 @@ def strips(n: int, seed: int, designs: int, held_out: bool = False,
     return to_batch(xs), np.array(ys, np.int64)
 
 
+def _cached(path: Path, make) -> tuple[np.ndarray, np.ndarray]:
+    """The strips saved at ``path``, or ``make()``'s, saved there: a rerun skips rendering."""
+    if path.exists():
+        with np.load(path) as z:
+            return z["x"].astype(np.float32) / 255.0, z["y"]
+    x, y = make()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    np.savez(path, x=(x * 255).round().astype(np.uint8), y=y)
+    return x, y
+
+
 def build_net(n_classes: int, width: int = 16):
     """Four conv blocks over the 48x96 strip, global average pool, a linear read-out."""
     import torch.nn as nn
@@ -170,8 +181,8 @@ def train(out: Path, n: int, epochs: int, seed: int, designs: int, heldout_n: in
     torch.manual_seed(seed)
     torch.set_num_threads(threads)
     t0 = time.time()
-    x, y = strips(n, seed, designs)
-    xv, yv = strips(heldout_n, seed + 1000, 8, held_out=True)
+    x, y = _cached(out / f"train-{n}-{seed}-{designs}.npz", lambda: strips(n, seed, designs))
+    xv, yv = _cached(out / f"heldout-{heldout_n}-{seed}.npz", lambda: strips(heldout_n, seed + 1000, 8, held_out=True))
     print(f"rendered {n} training and {heldout_n} held-out strips in {time.time() - t0:.0f} s", file=sys.stderr)
     net = build_net(len(CLASSES), width)
     opt = torch.optim.AdamW(net.parameters(), lr=lr, weight_decay=1e-4)
@@ -190,7 +201,7 @@ def train(out: Path, n: int, epochs: int, seed: int, designs: int, heldout_n: in
             loss.backward()
             opt.step()
             sched.step()
-            total += float(loss) * len(idx)
+            total += float(loss.detach()) * len(idx)
         print(f"epoch {ep + 1}/{epochs}: loss {total / n:.4f} ({time.time() - t0:.0f} s)", file=sys.stderr)
     net.eval()
     out.mkdir(parents=True, exist_ok=True)
@@ -222,7 +233,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--designs", type=int, default=60, help="training designs (bidding_box.design(0..N-1))")
     ap.add_argument("--held-out", type=int, default=4000, help="strips of the held-out designs to check on")
-    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--threads", type=int, default=1, help="torch threads (1 is fastest on a shared machine)")
     a = ap.parse_args(argv)
     meta = train(a.out, a.n, a.epochs, a.seed, a.designs, a.held_out, a.threads)
     print(json.dumps(meta["held_out"]))
