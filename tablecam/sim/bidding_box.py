@@ -35,7 +35,7 @@ PX_PER_MM = 8.0
 """Resolution the faces are drawn at (a card is 360 x 720 px)."""
 
 FONT_DIRS = (Path("/usr/share/fonts/truetype/dejavu"), Path("/usr/share/fonts/truetype/liberation2"),
-             Path("/usr/share/fonts/truetype/freefont"))
+             Path("/usr/share/fonts/opentype/urw-base35"), Path("/usr/share/fonts/truetype/freefont"))
 TRAIN_FONTS = {
     "dejavu-sans": ("DejaVuSans-Bold.ttf", "DejaVuSans.ttf", "DejaVuSansCondensed-Bold.ttf"),
     "dejavu-serif": ("DejaVuSerif-Bold.ttf", "DejaVuSerif.ttf", "DejaVuSerifCondensed-Bold.ttf"),
@@ -43,6 +43,12 @@ TRAIN_FONTS = {
     "liberation-sans": ("LiberationSans-Bold.ttf", "LiberationSans-Regular.ttf"),
     "liberation-serif": ("LiberationSerif-Bold.ttf", "LiberationSerif-Regular.ttf"),
     "liberation-mono": ("LiberationMono-Bold.ttf",),
+    "nimbus-sans": ("NimbusSans-Bold.otf", "NimbusSans-Regular.otf", "NimbusSansNarrow-Bold.otf"),
+    "nimbus-roman": ("NimbusRoman-Bold.otf", "NimbusRoman-Regular.otf"),
+    "urw-gothic": ("URWGothic-Demi.otf", "URWGothic-Book.otf"),
+    "urw-bookman": ("URWBookman-Demi.otf", "URWBookman-Light.otf"),
+    "c059": ("C059-Bold.otf", "C059-Roman.otf"),
+    "p052": ("P052-Bold.otf", "P052-Roman.otf"),
 }
 HELD_OUT_FONTS = {
     "free-sans": ("FreeSansBold.ttf", "FreeSans.ttf"),
@@ -82,7 +88,8 @@ def _font_path(name: str) -> Path:
     for d in FONT_DIRS:
         if (d / name).exists():
             return d / name
-    raise FileNotFoundError(f"font {name} (install fonts-dejavu-core, fonts-liberation2, fonts-freefont-ttf)")
+    raise FileNotFoundError(f"font {name} (install fonts-dejavu-core, fonts-liberation2, fonts-urw-base35, "
+                            "fonts-freefont-ttf)")
 
 
 @lru_cache(maxsize=256)
