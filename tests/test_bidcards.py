@@ -26,12 +26,12 @@ def test_every_call_and_signal_card_is_drawn_in_training_and_held_out_designs():
 
 def test_law_18_a_bid_must_be_higher_than_the_last_to_be_read_surely():
     """A confident read of a bid that cannot follow the auction is made
-    uncertain, and the best call that can follow is offered first."""
+    uncertain, and the best call that can follow is offered in its place."""
     probs = np.zeros(len(CLASSES), np.float32)
     probs[CLASSES.index("1H")] = 0.95
     probs[CLASSES.index("4H")] = 0.04
     r = judge_read(probs, before=["1S", "P"])
-    assert r.call == "1H" and r.uncertain and r.candidates[0][0] == "4H"
+    assert r.call == "4H" and r.uncertain and r.candidates[0][0] == "4H"
     assert r.event_fields()["uncertain"] is True
     sure = judge_read(probs, before=["P"])
     assert not sure.uncertain and "uncertain" not in sure.event_fields()

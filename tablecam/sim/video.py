@@ -194,6 +194,8 @@ class HandTrack:
 
 SEAT_DIR = {Seat.N: (0, -1), Seat.S: (0, 1), Seat.W: (-1, 0), Seat.E: (1, 0)}
 SEAT_ANGLE = {Seat.S: 0.0, Seat.N: 180.0, Seat.W: 90.0, Seat.E: -90.0}
+BID_ANGLE = {Seat.S: 0.0, Seat.N: 180.0, Seat.W: -90.0, Seat.E: 90.0}
+"""A bid card's top (the strip with the call) points at the table's centre, as its caller lays it."""
 def _bid_mm() -> tuple[float, float]:
     from ..vision.bidcards import CARD_MM
 
@@ -397,7 +399,7 @@ def plan_scene(events: Iterable[Event], opt: SimOptions) -> Scene:
         k = sum(1 for s, _ in bids if s is seat)
         off = 175.0 + STRIP_MM * k                 # the first card 175 mm from the centre, its top inwards
         x, y = cx + dx * off, cy + dy * off
-        trk, rest = bring(seat, f"bid:{call}", x, y, SEAT_ANGLE[seat], kind="bid", size=BID_MM)
+        trk, rest = bring(seat, f"bid:{call}", x, y, BID_ANGLE[seat], kind="bid", size=BID_MM)
         cards.append(trk)
         bids.append((seat, trk))
         return rest

@@ -107,9 +107,12 @@ def judge_read(probs: np.ndarray, before: list[str] | None = None, sure: float =
     call, conf = ranked[0]
     uncertain = conf < sure
     if before is not None and call in CALLS and not call_possible(before, call):
+        # the likeliest call that can follow is put first, and the read stays unsure
         uncertain = True
         possible = [(c, p) for c, p in ranked if c in CALLS and call_possible(before, c)]
         ranked = possible + [r for r in ranked if r not in possible]
+        if possible:
+            call, conf = possible[0]
     return BidRead(call, conf, ranked[:3], uncertain)
 
 

@@ -47,6 +47,7 @@ import numpy as np
 from ..cards import Seat, parse_card, parse_seat
 from ..events import Event
 from ..findings import Finding
+from .bidding import BiddingWatcher
 from .calibrate import Calibration, Lens
 from .camera import Frame
 from .fusion import HandBook, probs_dict
@@ -71,6 +72,10 @@ CANDIDATES = 3
 
 SURE_BACK = 0.9
 """A back read this surely beats an unsure face read through another outline; a joker needs it too."""
+
+CALL_HOLD_FRAMES = 8
+"""A call read from a bid card is held this many frames: a playing card found surely in the same
+place meanwhile (the opening lead, a table without bidding boxes) shows it was no bid card."""
 
 SURE_CARD = 0.6
 """A localiser score from which a box is surely a card, even when its face cannot be read."""
@@ -223,6 +228,8 @@ class CameraPipeline:
         self.hands = hands
         self.source = source
         self.tracker = StabilityTracker(self.cfg)
+        self.bidding = BiddingWatcher(self.cfg, game)
+        self.pending_calls: list[tuple[int, dict[str, Any]]] = []   # calls held until no playing card claims them
         self.stats = PipelineStats()
         self.trick: list[dict[str, Any]] = []        # plays of the current trick: seat, card, placed id, gone
         self.tricks_turned = 0
@@ -363,6 +370,12 @@ class CameraPipeline:
         mx, my = self.cal.table_map(to_mm, (w, h))
         return cv2.remap(img, mx, my, interp, borderMode=cv2.BORDER_REPLICATE)
 
+    def _cut_strip(self, img: np.ndarray, q_mm: np.ndarray, size: tuple[int, int]) -> np.ndarray:
+        """A bid card's strip (table mm) cut upright from the full frame."""
+        import cv2
+
+        return self._cut(img, q_mm, size, cv2.INTER_LINEAR)
+
     def crop_card(self, img: np.ndarray, quad_view: np.ndarray, grow_mm: float = 0.5,
                   refine: bool = True) -> np.ndarray:
         """The card under ``quad_view`` cut from the full frame, upright, 250x350.
@@ -484,8 +497,12 @@ class CameraPipeline:
                 self.trick.append({"seat": seat, "card": card, "id": None, "gone": False,
                                    "conf": float(ev.get("conf") or 1.0)})
                 self.exposed.discard(str(card))
+                self.bidding.close()
                 if self.hands is not None:
                     self.hands.mark_played(ev.get("seat"), card)
+            elif t == "call" and isinstance(ev.get("call"), str):
+                self.bidding.calls.append(ev.get("call"))
+                self.bidding.sure.append(ev.get("call"))
             elif t == "trick_turned":
                 self.trick.clear()
                 self.tricks_turned += 1
@@ -578,6 +595,9 @@ class CameraPipeline:
         q_mm = rest.quad_view / self.cfg.px_per_mm
         cx, cy = (float(v) for v in q_mm.mean(0))
         zone = self.cfg.zone_at(cx, cy, self.game)
+        bidding = self.bidding.zone_at(cx, cy)
+        if bidding is not None and zone is None:
+            zone = bidding
         if zone is None:
             self.tracker.place(rest, {"kind": "outside"})
             return []
@@ -592,6 +612,16 @@ class CameraPipeline:
             if better is not None:
                 quad = better
         self.readings.append((frame.ts, zone.name, r.card, round(r.conf, 3)))
+        if bidding is not None:
+            if r.card in ("back", "none") or r.conf < self.cfg.uncertain_below:
+                self.tracker.place(rest, {"kind": "bidding"}, quad)   # a bid card: the bidding watcher reads it
+                return []
+            # a playing card surely read where bid cards lie: the auction is over (or was never laid
+            # with bidding cards), and a call the watcher is holding for this place was that card
+            self.pending_calls = [c for c in self.pending_calls if c[1].get("zone") != bidding.name]
+            self.bidding.close()
+            if zone.kind == "bidding":
+                zone = self.cfg.zone_at(cx, cy, self.game) or zone
         if r.card == "back":
             self.tracker.place(rest, {"kind": "back", "zone": zone.name}, quad)
             return []
@@ -679,6 +709,7 @@ class CameraPipeline:
         self.exposed.discard(str(card))
         if self.hands is not None:
             self.hands.mark_played(seat, card)
+        self.bidding.close()                                     # the auction is over at the first card played
         out.append(self._event("play", frame, seat=seat, card=card, **common))
         return out
 
@@ -690,6 +721,8 @@ class CameraPipeline:
                          seats=[p["seat"] for p in self.trick], trick=self.tricks_turned,
                          conf=round(float(min(p["conf"] for p in self.trick)), 3))
         self.trick.clear()
+        if self.tricks_turned % 13 == 0:
+            self.bidding.reopen()                                # the board is over: the next auction
         return [ev]
 
     def _on_gone(self, gone: Gone, frame: Frame) -> list[Event]:
@@ -724,9 +757,18 @@ class CameraPipeline:
         self.stats.seconds["view"] += t1 - t0
         self.stats.seconds["track"] += t2 - t1 - (self.stats.seconds["localise"] - loc0)
         out: list[Event | Finding] = []
+        if self.bidding.active:
+            t3 = time.perf_counter()
+            for call in self.bidding.update(view, img, frame.ts, self._cut_strip):
+                self.pending_calls.append((frame.index + CALL_HOLD_FRAMES, call))
+            self.stats.seconds["bidding"] = self.stats.seconds.get("bidding", 0.0) + time.perf_counter() - t3
         for ch in changes:
             if isinstance(ch, Rest):
                 out += self._on_rest(ch, frame)
+        due = [c for c in self.pending_calls if c[0] <= frame.index]
+        if due:
+            self.pending_calls = [c for c in self.pending_calls if c[0] > frame.index]
+            out += [self._event("call", frame, **call) for _, call in due]
         for ch in changes:
             if isinstance(ch, Gone):
                 out += self._on_gone(ch, frame)

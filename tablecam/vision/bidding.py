@@ -1,0 +1,215 @@
+"""The auction as the camera sees it: bidding-box cards laid in rows, read into ``call`` events.
+
+Each player lays his calls in a row in front of him, in a ``bidding`` zone of
+the camera config: every new card nearer the caller, covering all of the card
+before it but its top strip (:mod:`tablecam.vision.bidcards`). The card
+localiser knows playing cards, not green pass cards, so the watcher finds a
+new bid card by what changed in the zone since it was last still: the changed
+patch's end nearest the caller is the new card's lower edge (nothing lies
+under it but the table), its top strip lies one card length inwards, and the
+strip is cut from the full-resolution frame and read.
+
+A read is never forced into the log: unsure reads and calls that could not
+follow the calls before them carry ``uncertain: true`` and their candidates.
+The auction is over at the first card played; the watcher then rests until
+the board's last trick has been turned.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+import numpy as np
+
+from ..cards import Seat
+from .bidcards import CALLS, CARD_MM, STRIP_MM, STRIP_PX, BidCardReader, BidRead
+from .zones import CameraConfig, Zone
+
+UP = {Seat.N: (0.0, 1.0), Seat.S: (0.0, -1.0), Seat.E: (-1.0, 0.0), Seat.W: (1.0, 0.0)}
+"""For each caller, the direction (table mm) from his seat towards the centre: the top of his bid cards."""
+
+NUDGES_MM = (0.0, -3.0, 3.0)
+"""The strip is read where the row model puts it and a little either side; the surest read counts."""
+
+Cut = Callable[[np.ndarray, np.ndarray, tuple[int, int]], np.ndarray]
+"""Frame, table quad (mm, TL TR BR BL), output size -> the quad cut upright from the frame."""
+
+
+def strip_quad(bottom_mid: np.ndarray, up: tuple[float, float]) -> np.ndarray:
+    """The top strip (TL, TR, BR, BL in table mm) of a bid card whose lower edge's middle is ``bottom_mid``.
+
+    >>> strip_quad(np.array([300.0, 550.0]), UP[Seat.S]).round(1).tolist()
+    [[277.5, 460.0], [322.5, 460.0], [322.5, 482.0], [277.5, 482.0]]
+    """
+    u = np.asarray(up, np.float64)
+    right = np.array([-u[1], u[0]])          # the caller's right, with y pointing away from North
+    top_mid = bottom_mid + u * CARD_MM[1]
+    half = right * CARD_MM[0] / 2
+    tl, tr = top_mid - half, top_mid + half
+    return np.array([tl, tr, tr - u * STRIP_MM, tl - u * STRIP_MM])
+
+
+def auction_over(calls: list[str]) -> bool:
+    """Three passes after a bid, or four passes (Law 17E, Law 22).
+
+    >>> auction_over(["1H", "P", "P", "P"]), auction_over(["P", "P", "P"]), auction_over(["P"] * 4)
+    (True, False, True)
+    """
+    if len(calls) >= 4 and all(c == "P" for c in calls[:4]):
+        return True
+    return any(c not in ("P",) for c in calls) and len(calls) >= 4 and calls[-3:] == ["P", "P", "P"]
+
+
+@dataclass
+class ZoneWatch:
+    """One bidding zone: its still picture, whether something moves in it, the strips read there."""
+
+    zone: Zone
+    ref: np.ndarray | None = None
+    last: np.ndarray | None = None
+    quiet: int = 0
+    moved: bool = False
+    strips: list[np.ndarray] = field(default_factory=list)   # centres (mm) of the strips read, in order
+
+
+NEW_CARD_CHANGE = 10.0
+"""Colour change (0-255) against the still row that marks a new bid card's print, edges and body."""
+
+SAME_STRIP_MM = 10.0
+"""A strip read again within this distance of one already read is that card seen again."""
+
+
+@dataclass
+class BiddingWatcher:
+    """Finds new bid cards in the bidding zones and reads them (see the module doc)."""
+
+    cfg: CameraConfig
+    game: str
+    reader: BidCardReader | None = None
+    calls: list[str] = field(default_factory=list)   # every call read this auction, in order
+    sure: list[str] = field(default_factory=list)    # those read surely
+    active: bool = True
+    watches: list[ZoneWatch] = field(default_factory=list)
+    reads: list[tuple[float, str, BidRead]] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        self.watches = [ZoneWatch(z) for z in self.cfg.zones_for(self.game) if z.kind == "bidding"]
+
+    def zone_at(self, x: float, y: float) -> Zone | None:
+        """The bidding zone at (x, y) mm while the auction is open (a card there is a bid card)."""
+        if not self.active:
+            return None
+        return next((w.zone for w in self.watches if w.zone.contains(x, y)), None)
+
+    def _patch(self, view: np.ndarray, z: Zone) -> tuple[np.ndarray, tuple[int, int]]:
+        p = self.cfg.px_per_mm
+        x0, y0, w, h = z.rect
+        a, b = max(0, int(x0 * p)), max(0, int(y0 * p))
+        return view[b:int((y0 + h) * p), a:int((x0 + w) * p)].astype(np.int16), (a, b)
+
+    def _changed(self, a: np.ndarray, b: np.ndarray, threshold: float | None = None) -> np.ndarray:
+        """Pixels whose colour moved by more than ``threshold`` (default: the motion threshold; a
+        green pass card on green felt differs in colour more than in grey)."""
+        d = np.abs(a - b)
+        return (d.max(axis=2) if d.ndim == 3 else d) > (threshold or self.cfg.stability.motion)
+
+    def update(self, view: np.ndarray, frame_img: np.ndarray, ts: float, cut: Cut) -> list[dict[str, Any]]:
+        """One frame's top-down view in; the calls it completes out (event fields)."""
+        if not self.active or not self.watches:
+            return []
+        out: list[dict[str, Any]] = []
+        for w in self.watches:
+            patch, origin = self._patch(view, w.zone)
+            if patch.size == 0:
+                continue
+            if w.ref is None or w.ref.shape != patch.shape:
+                w.ref = w.last = patch
+                continue
+            moving = w.last is not None and w.last.shape == patch.shape and \
+                float(np.mean(self._changed(patch, w.last))) > self.cfg.stability.moving_fraction
+            w.last = patch
+            if moving:
+                w.quiet, w.moved = 0, True
+                continue
+            w.quiet += 1
+            if not w.moved or w.quiet < self.cfg.stable_frames:
+                continue
+            w.moved = False
+            call = self._new_card(w, patch, origin, frame_img, ts, cut)
+            w.ref = patch
+            if call is not None:
+                out.append(call)
+        return out
+
+    def _bottoms(self, w: ZoneWatch, patch: np.ndarray, origin: tuple[int, int]) -> list[np.ndarray]:
+        """Where the new card's lower edge may lie (its middle, table mm): from what changed, and
+        one strip nearer the caller than the last strip read in this row."""
+        import cv2
+
+        assert w.ref is not None and w.zone.seat is not None
+        p = self.cfg.px_per_mm
+        up = np.array(UP[w.zone.seat])
+        out: list[np.ndarray] = []
+        if w.strips:
+            out.append(w.strips[-1] - up * STRIP_MM + up * (STRIP_MM / 2 - CARD_MM[1]))
+        # The patch at the motion threshold; and, for a card the colour of the cloth (whose print and
+        # edges change, its body hardly), at a low threshold with print and edges joined into one patch.
+        for threshold, close in ((None, 0), (NEW_CARD_CHANGE, int(9 * p) | 1)):
+            diff = cv2.morphologyEx(self._changed(patch, w.ref, threshold).astype(np.uint8), cv2.MORPH_OPEN,
+                                    np.ones((2, 2), np.uint8))
+            if close:
+                diff = cv2.morphologyEx(diff, cv2.MORPH_CLOSE, np.ones((close, close), np.uint8))
+            n, labels, stats, _ = cv2.connectedComponentsWithStats(diff)
+            if n < 2:
+                continue
+            k = 1 + int(np.argmax(stats[1:, cv2.CC_STAT_AREA]))
+            if stats[k, cv2.CC_STAT_AREA] < 0.3 * CARD_MM[0] * CARD_MM[1] * p * p:
+                continue                                                        # a chip, a finger: not a card
+            ys, xs = np.nonzero(labels == k)
+            pts = np.stack([xs + origin[0], ys + origin[1]], 1) / p              # table mm
+            along = pts @ up
+            low = pts[along <= np.quantile(along, 0.03)]                        # the caller's end of the patch
+            right = np.array([-up[1], up[0]])
+            out.append(up * float(np.mean(low @ up)) + right * float(np.median(pts @ right)))
+        return out
+
+    def _new_card(self, w: ZoneWatch, patch: np.ndarray, origin: tuple[int, int], img: np.ndarray, ts: float,
+                  cut: Cut) -> dict[str, Any] | None:
+        assert w.zone.seat is not None
+        up = np.array(UP[w.zone.seat])
+        quads = [strip_quad(b + up * d, UP[w.zone.seat]) for b in self._bottoms(w, patch, origin) for d in NUDGES_MM]
+        # a strip already read is that card again (a hand lifted off the row), not a new call
+        quads = [q for q in quads if all(np.hypot(*(q.mean(0) - c)) > SAME_STRIP_MM for c in w.strips)]
+        if not quads:
+            return None
+        if self.reader is None:
+            self.reader = BidCardReader()
+        reads = self.reader.read([cut(img, q, STRIP_PX) for q in quads], self.sure)
+        self.reads.extend((ts, w.zone.name, r) for r in reads)
+        best: tuple[BidRead, np.ndarray] | None = None
+        for r, q in zip(reads, quads):
+            if r.call in CALLS and (best is None or (not r.uncertain, r.conf) > (not best[0].uncertain, best[0].conf)):
+                best = (r, q)
+        if best is None or best[0].conf < self.cfg.min_conf:
+            return None                                  # STOP, ALERT, or not a bid card
+        read = best[0]
+        self.calls.append(read.call)
+        if not read.uncertain:
+            self.sure.append(read.call)                  # only sure reads judge the calls after them
+        w.strips.append(best[1].mean(0))
+        if auction_over(self.calls):
+            self.close()                                 # the cards picked up next are not new calls
+        return {"seat": w.zone.seat, **read.event_fields(), "zone": w.zone.name}
+
+    def close(self) -> None:
+        """The auction is over (a card was played): bid cards are picked up, none are read."""
+        self.active = False
+        for w in self.watches:
+            w.ref = w.last = None
+            w.moved, w.quiet, w.strips = False, 0, []
+
+    def reopen(self) -> None:
+        """A new board: a new auction."""
+        self.active = True
+        self.calls, self.sure = [], []
