@@ -8,41 +8,19 @@ to another board.
 
 from __future__ import annotations
 
-import json
-import os
 import time
 
-import httpx
 import pytest
 
 from tablecam.server.app import create_app
 from tablecam.server.hub import TableHub
-from tablecam.server.samples import REALBRIDGE, event_dicts, real_boards
-from tablecam.server.testing import CHROMIUM, launch_chromium, serve_in_thread
+from tablecam.server.samples import event_dicts, real_boards
+from tablecam.server.testing import launch_chromium, serve_in_thread
 
-pytestmark = [
-    pytest.mark.browser,
-    pytest.mark.skipif(not os.path.exists(CHROMIUM), reason="Debian chromium not installed"),
-]
+from browser_helpers import BROWSER, TOKEN, post  # noqa: E402
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-TOKEN = "director-secret-for-tests"
-AUTH = {"Authorization": f"Bearer {TOKEN}"}
+pytestmark = BROWSER
 sync_api = pytest.importorskip("playwright.sync_api")
-
-
-@pytest.fixture(autouse=True)
-def _cwd(monkeypatch):
-    monkeypatch.chdir(ROOT)
-    if not os.path.exists(REALBRIDGE):
-        pytest.skip("../shared/data/bridge not present")
-
-
-def _post(base: str, table: str, events: list[dict]) -> None:
-    body = "\n".join(json.dumps(e) for e in events) + "\n"
-    r = httpx.post(f"{base}/api/tables/{table}/events", content=body, timeout=10,
-                   headers={**AUTH, "Content-Type": "application/x-ndjson"})
-    assert r.status_code == 200, r.text
 
 
 def test_broadcast_page_hides_a_board_dealt_again_after_a_restart():
@@ -63,10 +41,10 @@ def test_broadcast_page_hides_a_board_dealt_again_after_a_restart():
         page.goto(base + "/broadcast")
         page.wait_for_selector("#conn.live", timeout=10_000)
 
-        _post(base, "t1", first[:45])                                 # the node dies mid-play ...
-        _post(base, "t1", again[:30])                                 # ... and deals the same board again
+        post(base, "t1", first[:45])                                 # the node dies mid-play ...
+        post(base, "t1", again[:30])                                 # ... and deals the same board again
         for k in range(30, len(again), 10):
-            _post(base, "t1", again[k:k + 10])
+            post(base, "t1", again[k:k + 10])
             time.sleep(0.1)
         page.reload()                                                 # a new viewer arrives mid-board
         page.wait_for_selector("#conn.live", timeout=10_000)
@@ -85,7 +63,7 @@ def test_broadcast_page_hides_a_board_dealt_again_after_a_restart():
                 continue
             assert not leaks(body), f"{r.url} carried a card of the board in play"
 
-        _post(base, "t1", other[:1])                                  # the table moves on
+        post(base, "t1", other[:1])                                  # the table moves on
         page.wait_for_selector("[data-card]", timeout=5_000)
         shown = set(page.eval_on_selector_all("[data-card]", "els => els.map(e => e.dataset.card)"))
         assert shown == {e["card"] for e in again if e["type"] == "deal"}

@@ -8,50 +8,19 @@ responses, WebSocket frames) to prove it never holds a hand before its delay.
 
 from __future__ import annotations
 
-import json
-import os
 import time
 
-import httpx
 import pytest
 
 from tablecam.server.app import create_app
 from tablecam.server.hub import TableHub
-from tablecam.server.samples import REALBRIDGE, event_dicts, real_boards, revoke_board
-from tablecam.server.testing import CHROMIUM, launch_chromium, serve_in_thread
+from tablecam.server.samples import event_dicts, real_boards, revoke_board
+from tablecam.server.testing import launch_chromium, serve_in_thread
 
-pytestmark = [
-    pytest.mark.browser,
-    pytest.mark.skipif(not os.path.exists(CHROMIUM), reason="Debian chromium not installed"),
-]
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-TOKEN = "browser-test-token-4711"
-AUTH = {"Authorization": f"Bearer {TOKEN}"}
+from browser_helpers import BROWSER, TOKEN, login, post  # noqa: E402
 
+pytestmark = BROWSER
 sync_api = pytest.importorskip("playwright.sync_api")
-
-
-@pytest.fixture(autouse=True)
-def _cwd(monkeypatch):
-    monkeypatch.chdir(ROOT)
-    if not os.path.exists(REALBRIDGE):
-        pytest.skip("../shared/data/bridge not present")
-
-
-def _login(page, base: str, path: str = "/") -> None:
-    """Open the dashboard at ``path``, log in as the director and wait for the live connection."""
-    page.goto(base + path)
-    page.fill("#token", TOKEN)
-    page.click("#login-form button")
-    page.wait_for_selector("#conn.live", timeout=10_000)
-
-
-def post(base, table, events, **params):
-    body = "\n".join(json.dumps(e) for e in events) + "\n"
-    r = httpx.post(f"{base}/api/tables/{table}/events", content=body, params=params, timeout=10,
-                   headers={**AUTH, "Content-Type": "application/x-ndjson"})
-    assert r.status_code == 200, r.text
-    return r.json()
 
 
 def test_revoke_alert_live_acknowledge_and_ruling():
@@ -64,7 +33,7 @@ def test_revoke_alert_live_acknowledge_and_ruling():
         page = browser.new_page(viewport={"width": 1280, "height": 860})
         errors: list[str] = []
         page.on("pageerror", lambda e: errors.append(str(e)))
-        _login(page, base)
+        login(page, base)
         page.fill("#director-name", "Anna (TD)")
         page.dispatch_event("#director-name", "change")
 
@@ -173,7 +142,7 @@ def test_grid_red_on_open_alert_grey_when_silent_and_live_health():
     with serve_in_thread(create_app(hub, token=TOKEN)) as base, sync_api.sync_playwright() as p:
         browser = launch_chromium(p)
         page = browser.new_page(viewport={"width": 1024, "height": 768})
-        _login(page, base)
+        login(page, base)
         page.wait_for_selector('.tile.silent[data-table="quiet"]', timeout=5_000)
         assert "shoe down" in page.inner_text('.tile[data-table="quiet"]')
         assert "silent" not in page.get_attribute('.tile[data-table="busy"]', "class")
@@ -211,7 +180,7 @@ def test_focused_tile_keeps_focus_when_the_grid_redraws():
     with serve_in_thread(create_app(hub, token=TOKEN)) as base, sync_api.sync_playwright() as p:
         browser = launch_chromium(p)
         page = browser.new_page()
-        _login(page, base)
+        login(page, base)
         page.wait_for_selector('.tile[data-table="2"]', timeout=5_000)
         page.focus('.tile[data-table="2"]')
         hub.ingest("1", {"type": "board", "game": "bridge", "board": 2, "dealer": "E", "source": "shoe"})
@@ -231,7 +200,7 @@ def test_alert_queue_filters_by_table():
     with serve_in_thread(create_app(hub, token=TOKEN)) as base, sync_api.sync_playwright() as p:
         browser = launch_chromium(p)
         page = browser.new_page()
-        _login(page, base, "/#/alerts")
+        login(page, base, "/#/alerts")
         page.click('nav a[data-view="alerts"]')
         page.wait_for_selector(".alert", timeout=5_000)
         assert page.locator(".alert").count() == 2

@@ -9,7 +9,6 @@ turned trick as cards, and the pages carry an icon.
 
 from __future__ import annotations
 
-import json
 import os
 
 import httpx
@@ -17,34 +16,16 @@ import pytest
 
 from tablecam.server.app import create_app
 from tablecam.server.hub import TableHub
-from tablecam.server.samples import REALBRIDGE, event_dicts, revoke_board
-from tablecam.server.testing import CHROMIUM, launch_chromium, serve_in_thread
+from tablecam.server.samples import event_dicts, revoke_board
+from tablecam.server.testing import launch_chromium, serve_in_thread
 
-pytestmark = [
-    pytest.mark.browser,
-    pytest.mark.skipif(not os.path.exists(CHROMIUM), reason="Debian chromium not installed"),
-]
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-TOKEN = "browser-test-token-4711"
-AUTH = {"Authorization": f"Bearer {TOKEN}"}
+from browser_helpers import BROWSER, TOKEN, post  # noqa: E402
+
+pytestmark = BROWSER
 LONG_ID = "championship-open-final-segment-3-room-a-table-17-north-south-xy"
 SHOTS = os.environ.get("TABLECAM_SCREENSHOTS")   # a folder to keep the screenshots in, to look at them
 
 sync_api = pytest.importorskip("playwright.sync_api")
-
-
-@pytest.fixture(autouse=True)
-def _cwd(monkeypatch):
-    monkeypatch.chdir(ROOT)
-    if not os.path.exists(REALBRIDGE):
-        pytest.skip("../shared/data/bridge not present")
-
-
-def post(base, table, events):
-    body = "\n".join(json.dumps(e) for e in events) + "\n"
-    r = httpx.post(f"{base}/api/tables/{table}/events", content=body, timeout=10,
-                   headers={**AUTH, "Content-Type": "application/x-ndjson"})
-    assert r.status_code == 200, r.text
 
 
 def _shot(page, name):
