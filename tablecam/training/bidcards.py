@@ -228,8 +228,8 @@ def train(out: Path, n: int, epochs: int, seed: int, designs: int, heldout_n: in
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", type=Path, default=Path("data/bidcards"))
-    ap.add_argument("-n", type=int, default=24000, help="training strips")
-    ap.add_argument("--epochs", type=int, default=6)
+    ap.add_argument("-n", type=int, default=30000, help="training strips")
+    ap.add_argument("--epochs", type=int, default=10)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--designs", type=int, default=60, help="training designs (bidding_box.design(0..N-1))")
     ap.add_argument("--held-out", type=int, default=4000, help="strips of the held-out designs to check on")
