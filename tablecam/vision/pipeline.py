@@ -613,11 +613,13 @@ class CameraPipeline:
                 quad = better
         self.readings.append((frame.ts, zone.name, r.card, round(r.conf, 3)))
         if bidding is not None:
-            if r.card in ("back", "none") or r.conf < self.cfg.uncertain_below:
+            unsure = r.card in ("back", "none") or r.conf < self.cfg.uncertain_below
+            if unsure and (self.bidding.calls or self.pending_calls):
                 self.tracker.place(rest, {"kind": "bidding"}, quad)   # a bid card: the bidding watcher reads it
                 return []
-            # a playing card surely read where bid cards lie: the auction is over (or was never laid
-            # with bidding cards), and a call the watcher is holding for this place was that card
+            # a playing card surely read where bid cards lie (or any card, before any bid card was
+            # read: a table without bidding boxes): the auction is over, and a call the watcher is
+            # holding for this place was that card
             self.pending_calls = [c for c in self.pending_calls if c[1].get("zone") != bidding.name]
             self.bidding.close()
             if zone.kind == "bidding":
@@ -630,7 +632,7 @@ class CameraPipeline:
             return []
         if zone.kind == "bidding":
             self.tracker.place(rest, {"kind": "bidding", "zone": zone.name}, quad)
-            return []                                   # bid cards: no reader for them yet (docs)
+            return []                                   # only in a bidding zone, after the auction: no event
         seat: Seat = zone.seat if zone.kind != "trick" else trick_seat(cx, cy, zone)  # type: ignore[assignment]
         uncertain = False
         try:

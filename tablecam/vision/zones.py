@@ -40,8 +40,10 @@ from .calibrate import TableGeometry
 DEFAULT_CONFIG = Path(__file__).resolve().parent / "camera.toml"
 """The shipped camera config (package data): copy it to edit a table's own."""
 
-ZONE_KINDS = ("play", "trick", "bidding", "talong", "kitty", "expose")
-"""Also the priority order when zones overlap: a talong inside an edge strip wins."""
+ZONE_KINDS = ("play", "trick", "talong", "kitty", "expose", "bidding")
+"""Also the priority order when zones overlap: a talong inside an edge strip wins. Bidding zones
+come last: during the auction the bidding watcher claims their cards itself
+(:mod:`tablecam.vision.bidding`), and after it a card there is played or exposed."""
 
 GAMES = ("bridge", "vira", "pidro", "whist")
 
