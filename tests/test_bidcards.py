@@ -12,6 +12,7 @@ import pytest
 
 from tablecam.sim.bidding_box import HELD_OUT_FONTS, TRAIN_FONTS, design, draw_card, held_out_design
 from tablecam.vision.bidcards import CALLS, CLASSES, MODEL, BidCardReader, call_possible, judge_read
+from tablecam.vision.classify import _softmax
 
 needs_model = pytest.mark.skipif(not MODEL.exists(), reason="no bid_card.onnx shipped")
 
@@ -53,9 +54,7 @@ def test_the_reader_reads_held_out_designs_and_is_never_confidently_wrong():
 
     x, y = strips(600, seed=99, designs=8, held_out=True)
     reader = BidCardReader()
-    probs = reader.session.run(None, {reader.input: x})[0]
-    reads = [judge_read(p) for p in np.exp(probs - probs.max(1, keepdims=True))
-             / np.exp(probs - probs.max(1, keepdims=True)).sum(1, keepdims=True)]
+    reads = [judge_read(p) for p in _softmax(reader.session.run(None, {reader.input: x})[0])]
     right = [r.call == CLASSES[t] for r, t in zip(reads, y)]
     sure_wrong = [r for r, ok in zip(reads, right) if not r.uncertain and not ok]
     assert np.mean(right) > 0.9

@@ -250,11 +250,8 @@ class BroadcastView:
                     e = t.log[d.cursor]
                     if e.at > horizon:
                         break
-                    if e.board_ordinal > 0:
-                        run = runs[tid][e.board_ordinal - 1]
-                        later = sum(1 for r in runs[tid][e.board_ordinal:] if r.key != run.key)
-                        if run.key in in_play or last_at[run.key] > horizon or later < self.delay.boards:
-                            break
+                    if e.board_ordinal > 0 and self._held(runs[tid], e.board_ordinal, in_play, last_at, horizon):
+                        break
                     if e.event is not None:
                         d.apply(e.event)
                     d.cursor += 1
@@ -263,6 +260,14 @@ class BroadcastView:
                     d.version += 1
                     changed.append(tid)
         return changed
+
+    def _held(self, runs: list[BoardRun], ordinal: int, in_play: set[tuple[Any, ...]],
+              last_at: dict[tuple[Any, ...], float], horizon: float) -> bool:
+        """Whether the board run ``ordinal`` of a table must still be kept from the public."""
+        run = runs[ordinal - 1]
+        if run.key in in_play or last_at[run.key] > horizon:
+            return True
+        return sum(1 for r in runs[ordinal:] if r.key != run.key) < self.delay.boards
 
     def state(self, table_id: str) -> dict[str, Any] | None:
         if not self.public(table_id):

@@ -25,7 +25,8 @@ from pathlib import Path
 import numpy as np
 
 from ..sim.bidding_box import design, draw_card, held_out_design, wear
-from ..vision.bidcards import CARD_MM, CLASSES, STRIP_MM, STRIP_PX, judge_read, to_batch
+from ..vision.bidcards import CARD_MM, CLASSES, STRIP_MM, STRIP_PX, judge_read
+from ..vision.classify import _softmax, crops_batch
 
 SIGNALS = ("STOP", "ALERT")
 
@@ -135,7 +136,7 @@ def strips(n: int, seed: int, designs: int, held_out: bool = False,
         y = len(CLASSES) - 1 if rng.random() < none_share else int(rng.integers(len(CLASSES) - 1))
         xs.append(strip_sample(rng, cache, CLASSES[y], int(rng.integers(designs)), held_out))
         ys.append(y)
-    return to_batch(xs), np.array(ys, np.int64)
+    return crops_batch(xs, STRIP_PX), np.array(ys, np.int64)
 
 
 def _cached(path: Path, make) -> tuple[np.ndarray, np.ndarray]:
@@ -212,9 +213,8 @@ def train(out: Path, n: int, epochs: int, seed: int, designs: int, heldout_n: in
     from ..vision.bidcards import BidCardReader
 
     reader = BidCardReader(out / "bid_card.onnx", threads=threads)
-    probs = np.concatenate([reader.session.run(None, {reader.input: xv[i:i + 512]})[0] for i in range(0, len(xv), 512)])
-    probs = np.exp(probs - probs.max(1, keepdims=True))
-    probs /= probs.sum(1, keepdims=True)
+    probs = _softmax(np.concatenate([reader.session.run(None, {reader.input: xv[i:i + 512]})[0]
+                                     for i in range(0, len(xv), 512)]))
     meta = {"classes": CLASSES, "input": {"width": w, "height": h, "layout": "NCHW BGR 0-1"},
             "recipe": {"command": " ".join(["python -m tablecam.training.bidcards", *sys.argv[1:]]), "n": n,
                        "epochs": epochs, "seed": seed, "designs": designs, "width": width, "batch": batch,

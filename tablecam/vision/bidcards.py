@@ -29,7 +29,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .classify import MODELS_DIR, onnx_session
+from .classify import MODELS_DIR, _softmax, crops_batch, onnx_session
 
 STRAINS = "CDHSN"
 BIDS = [f"{level}{s}" for level in range(1, 8) for s in STRAINS]
@@ -127,15 +127,6 @@ def rectify_strip(image: np.ndarray, quad: np.ndarray) -> np.ndarray:
     return cv2.warpPerspective(image, m, (w, h), flags=cv2.INTER_AREA, borderMode=cv2.BORDER_REPLICATE)
 
 
-def to_batch(strips: list[np.ndarray]) -> np.ndarray:
-    """BGR uint8 strips (any size) -> the network's float input, NCHW in [0, 1]."""
-    import cv2
-
-    w, h = STRIP_PX
-    arr = [cv2.resize(s, (w, h), interpolation=cv2.INTER_AREA) if s.shape[:2] != (h, w) else s for s in strips]
-    return np.ascontiguousarray(np.stack(arr).astype(np.float32).transpose(0, 3, 1, 2) / 255.0)
-
-
 class BidCardReader:
     """The ONNX bid-card network (``tablecam/vision/models/bid_card.onnx``)."""
 
@@ -147,10 +138,7 @@ class BidCardReader:
     def probs(self, strips: list[np.ndarray]) -> np.ndarray:
         if not strips:
             return np.zeros((0, len(CLASSES)), np.float32)
-        z = self.session.run(None, {self.input: to_batch(strips)})[0]
-        z = z - z.max(axis=1, keepdims=True)
-        e = np.exp(z)
-        return e / e.sum(axis=1, keepdims=True)
+        return _softmax(self.session.run(None, {self.input: crops_batch(strips, STRIP_PX)})[0])
 
     def read(self, strips: list[np.ndarray], before: list[str] | None = None) -> list[BidRead]:
         """Read strips; each is judged against ``before``, the calls made before it (when known)."""

@@ -91,7 +91,6 @@ class BiddingWatcher:
     sure: list[str] = field(default_factory=list)    # those read surely
     active: bool = True
     watches: list[ZoneWatch] = field(default_factory=list)
-    reads: list[tuple[float, str, BidRead]] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         self.watches = [ZoneWatch(z) for z in self.cfg.zones_for(self.game) if z.kind == "bidding"]
@@ -114,7 +113,7 @@ class BiddingWatcher:
         d = np.abs(a - b)
         return (d.max(axis=2) if d.ndim == 3 else d) > (threshold or self.cfg.stability.motion)
 
-    def update(self, view: np.ndarray, frame_img: np.ndarray, ts: float, cut: Cut) -> list[dict[str, Any]]:
+    def update(self, view: np.ndarray, frame_img: np.ndarray, cut: Cut) -> list[dict[str, Any]]:
         """One frame's top-down view in; the calls it completes out (event fields)."""
         if not self.active or not self.watches:
             return []
@@ -136,7 +135,7 @@ class BiddingWatcher:
             if not w.moved or w.quiet < self.cfg.stable_frames:
                 continue
             w.moved = False
-            call = self._new_card(w, patch, origin, frame_img, ts, cut)
+            call = self._new_card(w, patch, origin, frame_img, cut)
             w.ref = patch
             if call is not None:
                 out.append(call)
@@ -174,7 +173,7 @@ class BiddingWatcher:
             out.append(up * float(np.mean(low @ up)) + right * float(np.median(pts @ right)))
         return out
 
-    def _new_card(self, w: ZoneWatch, patch: np.ndarray, origin: tuple[int, int], img: np.ndarray, ts: float,
+    def _new_card(self, w: ZoneWatch, patch: np.ndarray, origin: tuple[int, int], img: np.ndarray,
                   cut: Cut) -> dict[str, Any] | None:
         assert w.zone.seat is not None
         up = np.array(UP[w.zone.seat])
@@ -186,7 +185,6 @@ class BiddingWatcher:
         if self.reader is None:
             self.reader = BidCardReader()
         reads = self.reader.read([cut(img, q, STRIP_PX) for q in quads], self.sure)
-        self.reads.extend((ts, w.zone.name, r) for r in reads)
         best: tuple[BidRead, np.ndarray] | None = None
         for r, q in zip(reads, quads):
             if r.call in CALLS and (best is None or (not r.uncertain, r.conf) > (not best[0].uncertain, best[0].conf)):

@@ -199,7 +199,7 @@ class PipelineStats:
     looks: int = 0
     seconds: dict[str, float] = field(default_factory=lambda: {"view": 0.0, "track": 0.0, "localise": 0.0,
                                                               "classify": 0.0, "second_opinion": 0.0,
-                                                              "calibrate": 0.0})
+                                                              "calibrate": 0.0, "bidding": 0.0})
 
 
 class CameraPipeline:
@@ -622,8 +622,6 @@ class CameraPipeline:
             # holding for this place was that card
             self.pending_calls = [c for c in self.pending_calls if c[1].get("zone") != bidding.name]
             self.bidding.close()
-            if zone.kind == "bidding":
-                zone = self.cfg.zone_at(cx, cy, self.game) or zone
         if r.card == "back":
             self.tracker.place(rest, {"kind": "back", "zone": zone.name}, quad)
             return []
@@ -761,9 +759,9 @@ class CameraPipeline:
         out: list[Event | Finding] = []
         if self.bidding.active:
             t3 = time.perf_counter()
-            for call in self.bidding.update(view, img, frame.ts, self._cut_strip):
+            for call in self.bidding.update(view, img, self._cut_strip):
                 self.pending_calls.append((frame.index + CALL_HOLD_FRAMES, call))
-            self.stats.seconds["bidding"] = self.stats.seconds.get("bidding", 0.0) + time.perf_counter() - t3
+            self.stats.seconds["bidding"] += time.perf_counter() - t3
         for ch in changes:
             if isinstance(ch, Rest):
                 out += self._on_rest(ch, frame)
