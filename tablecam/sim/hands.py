@@ -19,6 +19,10 @@ SKINS = ((120, 160, 215), (100, 140, 200), (80, 115, 170), (55, 80, 125), (140, 
 """BGR skin tones, light to dark, one per player."""
 SLEEVES = ((70, 45, 30), (215, 215, 210), (30, 30, 32), (40, 40, 150), (110, 110, 105), (60, 90, 50))
 """BGR sleeve colours: navy, white, black, red, grey, green."""
+SKIN = (120, 160, 215)
+"""BGR of the classic look's palm and fingers (one colour for every player)."""
+SKIN_DARK = (95, 130, 185)
+"""BGR of the classic look's arm."""
 
 
 @dataclass(frozen=True)
@@ -196,3 +200,48 @@ def blit(plane: np.ndarray, img: np.ndarray, mask: np.ndarray, at: tuple[float, 
     al = cv2.warpAffine(mask, M, (x1 - x0, y1 - y0)).astype(np.float32)[..., None] / 255.0
     im = cv2.warpAffine(img, M, (x1 - x0, y1 - y0))
     roi[:] = (roi * (1 - al) + im * al).astype(np.uint8)
+
+
+def draw_classic_hand(plane: np.ndarray, base: tuple[float, float], tip: tuple[float, float], ppm: float) -> None:
+    """The classic look's hand: an arm from ``base`` to the fingertips at ``tip`` (plane px), a palm and
+    four fingers in one skin colour over a soft shadow - what the camera pipeline's own tests were tuned on."""
+    import cv2
+
+    p = ppm
+    bx, by = base
+    hx, hy = tip
+    ang = math.atan2(hy - by, hx - bx)
+    ux, uy = math.cos(ang), math.sin(ang)
+    # shadow first, offset, then arm, palm, fingers
+    for off, col in ((int(9 * p), None), (0, SKIN)):
+        layer_col = (0, 0, 0) if col is None else col
+        pts_arm = (int(bx + off), int(by + off)), (int(hx - ux * 40 * p + off), int(hy - uy * 40 * p + off))
+        if col is None:
+            # a soft shadow, computed at quarter resolution over the arm's bounding box only
+            xs = [pts_arm[0][0], pts_arm[1][0], int(hx + off)]
+            ys = [pts_arm[0][1], pts_arm[1][1], int(hy + off)]
+            pad = int(90 * p)
+            x0, x1 = max(0, min(xs) - pad), min(plane.shape[1], max(xs) + pad)
+            y0, y1 = max(0, min(ys) - pad), min(plane.shape[0], max(ys) + pad)
+            if x1 - x0 < 8 or y1 - y0 < 8:
+                continue
+            sw, sh_ = (x1 - x0) // 4 + 1, (y1 - y0) // 4 + 1
+            shadow = np.zeros((sh_, sw), np.uint8)
+            q = lambda pt: ((pt[0] - x0) // 4, (pt[1] - y0) // 4)  # noqa: E731
+            cv2.line(shadow, q(pts_arm[0]), q(pts_arm[1]), 90, max(1, int(70 * p) // 4))
+            cv2.ellipse(shadow, q((int(hx - ux * 20 * p + off), int(hy - uy * 20 * p + off))),
+                        (int(48 * p) // 4, int(40 * p) // 4), math.degrees(ang), 0, 360, 90, -1)
+            shadow = cv2.GaussianBlur(shadow, (0, 0), 2)
+            shadow = cv2.resize(shadow, (sw * 4, sh_ * 4))[: y1 - y0, : x1 - x0]
+            roi = plane[y0:y1, x0:x1]
+            inv = cv2.merge([255 - shadow] * 3)
+            roi[:] = cv2.multiply(roi, inv, scale=1 / 255.0)
+            continue
+        cv2.line(plane, *pts_arm, SKIN_DARK, int(70 * p), cv2.LINE_AA)
+        cv2.ellipse(plane, (int(hx - ux * 20 * p), int(hy - uy * 20 * p)), (int(48 * p), int(40 * p)),
+                    math.degrees(ang), 0, 360, layer_col, -1, cv2.LINE_AA)
+        for k in (-1.5, -0.5, 0.5, 1.5):
+            fx = hx + ux * 8 * p - uy * k * 17 * p
+            fy = hy + uy * 8 * p + ux * k * 17 * p
+            cv2.line(plane, (int(hx - ux * 10 * p - uy * k * 15 * p), int(hy - uy * 10 * p + ux * k * 15 * p)),
+                     (int(fx), int(fy)), layer_col, int(13 * p), cv2.LINE_AA)
