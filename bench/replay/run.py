@@ -180,7 +180,7 @@ def main(argv: list[str] | None = None) -> int:
             e = report["endplay"]
             print(f"  baseline endplay.parsers.pbn.load (parse only, no rules): {e['cpu_s']:.2f} s CPU "
                   f"({e['wall_s']:.2f} s wall), {e['boards']} boards, {e['boards_per_s']:,.0f} boards/s")
-            print(f"  ratio: tablecam replays {report['speedup_vs_endplay']:.1f}x as fast as endplay parses")
+            print(f"  ratio: tablecam replays {report['speedup_vs_endplay']:.2f}x as fast as endplay parses")
         else:
             print("  baseline: endplay not installed (pip install endplay)")
     if args.profile:
