@@ -16,6 +16,7 @@ import shutil
 import subprocess
 import sys
 import sysconfig
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -28,6 +29,8 @@ LOGS = {
     "pidro": ROOT / "tests/data/pidro/game-to-62.jsonl",
     "whist": ROOT / "tests/data/whist/renons-makker-es.jsonl",
 }
+TRAINING_ONLY = {"card_classifier_stage12.json"}
+"""Files beside the shipped models that only the training recipes read (``tablecam average-classifiers``)."""
 
 
 def _clean_env() -> dict[str, str]:
@@ -41,13 +44,8 @@ def _run(python: Path | str, args: list[str], cwd: Path) -> subprocess.Completed
 
 
 @pytest.fixture(scope="module")
-def wheel_python(tmp_path_factory) -> Path:
-    """A new venv with tablecam installed from a wheel of a fresh clone.
-
-    The new venv sees this venv's dependencies through a ``.pth`` path line
-    (so nothing is downloaded), but not its editable ``tablecam``: a path
-    line does not run the ``.pth`` files of the folder it adds.
-    """
+def wheel(tmp_path_factory) -> Path:
+    """A wheel built from a fresh clone of this checkout's committed files."""
     if not (ROOT / ".git").exists() or shutil.which("git") is None:
         pytest.skip("needs a git checkout to clone")
     tmp = tmp_path_factory.mktemp("wheel")
@@ -56,7 +54,19 @@ def wheel_python(tmp_path_factory) -> Path:
     dist = tmp / "dist"
     subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "--no-build-isolation",
                     "-w", str(dist), str(clone)], check=True, timeout=300)
-    wheel = next(dist.glob("tablecam-*.whl"))
+    shutil.rmtree(clone)
+    return next(dist.glob("tablecam-*.whl"))
+
+
+@pytest.fixture(scope="module")
+def wheel_python(wheel, tmp_path_factory) -> Path:
+    """A new venv with tablecam installed from the wheel, without ``-e``.
+
+    The new venv sees this venv's dependencies through a ``.pth`` path line
+    (so nothing is downloaded), but not its editable ``tablecam``: a path
+    line does not run the ``.pth`` files of the folder it adds.
+    """
+    tmp = tmp_path_factory.mktemp("venv")
     venv = tmp / "venv"
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True, timeout=120)
     py = venv / "bin" / "python"
@@ -65,8 +75,20 @@ def wheel_python(tmp_path_factory) -> Path:
     (site / "deps.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
     subprocess.run([sys.executable, "-m", "pip", "--python", str(py), "install", "-q", "--no-deps", str(wheel)],
                    check=True, timeout=300)
-    shutil.rmtree(clone)
     return py
+
+
+def test_the_wheel_ships_what_the_runtime_reads_and_no_training_checkpoints(wheel):
+    """Every rule table, model and page the runtime opens is in the wheel;
+    the torch checkpoints (``*.pt``, the training recipes' ``--init``) and
+    the averaged classifier's member recipe are not: nothing at run time
+    reads them, and they would only make every install bigger."""
+    names = set(zipfile.ZipFile(wheel).namelist())
+    runtime_data = {str(p.relative_to(ROOT)) for p in (ROOT / "tablecam").rglob("*")
+                    if p.is_file() and p.suffix in (".json", ".toml", ".onnx", ".html", ".js", ".css", ".svg")
+                    and p.name not in TRAINING_ONLY}
+    assert runtime_data and runtime_data <= names, sorted(runtime_data - names)
+    assert not [n for n in names if n.endswith(".pt") or Path(n).name in TRAINING_ONLY]
 
 
 def test_the_wheel_is_installed_not_the_checkout(wheel_python, tmp_path):
@@ -86,8 +108,8 @@ def test_an_installed_wheel_replays_every_game_as_the_checkout_does(wheel_python
 
 @pytest.mark.skipif(not PHOTO.exists(), reason="no real photos in ../shared/data")
 def test_an_installed_wheel_detects_cards_as_the_checkout_does(wheel_python, tmp_path):
+    """The same cards, confidences and boxes: the same models and settings are read."""
     installed = _run(wheel_python, ["detect", str(PHOTO), "--json"], tmp_path)
     checkout = _run(sys.executable, ["detect", str(PHOTO), "--json"], ROOT)
     assert installed.returncode == 0, installed.stderr
-    cards = [c["card"] for c in json.loads(installed.stdout)["cards"]]
-    assert cards and cards == [c["card"] for c in json.loads(checkout.stdout)["cards"]]
+    assert json.loads(installed.stdout)["cards"] and json.loads(installed.stdout) == json.loads(checkout.stdout)
