@@ -5,6 +5,13 @@ is an error naming the key and the file, never silently ignored, because a
 table that quietly runs with a default broker address is a table whose
 irregularities nobody sees.
 
+Every file a user edits is read in this one style: the table and
+championship configs here, ``tablecam serve``'s (:mod:`tablecam.server.config`),
+the camera's (:mod:`tablecam.vision.zones`) and the detector's settings
+(:mod:`tablecam.vision.settings`) build on :class:`_Strict` and
+:func:`parse_config`, so each refuses an unknown key with a
+:class:`ConfigError` that names the file and the key.
+
 >>> cfg = parse_config({"table": {"id": "t1", "game": "bridge"}}, TableConfig)
 >>> cfg.bus.kind, cfg.store.path
 ('inproc', 'data/t1.sqlite')
@@ -118,10 +125,11 @@ def _format(e: ValidationError, path: str) -> str:
     lines = []
     for err in e.errors():
         key = ".".join(str(p) for p in err["loc"])
+        msg = str(err["msg"]).removeprefix("Value error, ")
         if err["type"] == "extra_forbidden":
             lines.append(f"{path}: unknown key '{key}'")
         else:
-            lines.append(f"{path}: '{key}': {err['msg']}")
+            lines.append(f"{path}: '{key}': {msg}" if key else f"{path}: {msg}")
     return "; ".join(lines)
 
 
@@ -134,14 +142,18 @@ def load_championship_config(path: str) -> ChampionshipConfig:
 
 
 def _load(path: str, model: type[_Strict]):
+    return parse_config(read_toml(path), model, str(path))
+
+
+def read_toml(path: str | os.PathLike) -> dict:
+    """A TOML file's contents; :class:`ConfigError` naming the file when it cannot be read."""
     try:
         with open(path, "rb") as fp:
-            data = tomllib.load(fp)
+            return tomllib.load(fp)
     except OSError as e:
         raise ConfigError(f"{path}: cannot read ({e.strerror})") from None
-    except tomllib.TOMLDecodeError as e:
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as e:
         raise ConfigError(f"{path}: not valid TOML ({e})") from None
-    return parse_config(data, model, path)
 
 
 def parse_config(data: dict, model: type[_Strict], path: str = "<config>"):

@@ -29,7 +29,7 @@ import tomllib
 
 from pydantic import Field
 
-from ..config import ConfigError, _Strict, parse_config
+from ..config import ConfigError, _Strict, parse_config, read_toml
 from .security import OPERATOR_TOKENS_ENV, parse_operator_tokens
 
 TOKEN_ENV = "TABLECAM_DIRECTOR_TOKEN"
@@ -81,6 +81,11 @@ class ServerConfig:
             data = tomllib.loads(text)
         except tomllib.TOMLDecodeError as e:
             raise ConfigError(f"{path}: not valid TOML ({e})") from None
+        return cls.from_dict(data, path)
+
+    @classmethod
+    def from_dict(cls, data: dict, path: str = "<config>") -> "ServerConfig":
+        """A decoded config file, checked; :class:`ConfigError` names the bad key."""
         f: ServerFile = parse_config(data, ServerFile, path)
         s, b = f.server, f.broadcast
         return cls(host=s.host, port=s.port, director_token=s.director_token,
@@ -94,8 +99,7 @@ class ServerConfig:
     def load(cls, path: str | None) -> "ServerConfig":
         if not path:
             return cls()
-        with open(path, encoding="utf-8") as fp:
-            return cls.from_toml(fp.read(), path)
+        return cls.from_dict(read_toml(path), path)
 
     def token(self) -> str | None:
         return os.environ.get(TOKEN_ENV) or self.director_token or None

@@ -14,7 +14,11 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from ..config import ConfigError, _Strict, parse_config
 
 SETTINGS_FILE = "detector.json"
 
@@ -118,27 +122,29 @@ class DetectorSettings(BaseModel):
         return data
 
 
+class SettingsFile(_Strict):
+    """``detector.json``: the settings, and free-text notes on why they are what they are."""
+
+    settings: DetectorSettings
+    notes: Any = None
+
+
 def load_settings(model_dir: str | Path) -> DetectorSettings:
     """The settings shipped in ``model_dir`` (``detector.json``: its
     ``"settings"`` object, beside free-text ``"notes"``), or the defaults
     when the directory has none.  A bad file is a ``ValueError`` naming the
-    file and the key."""
+    file and the key (:class:`~tablecam.config.ConfigError`, the style of
+    every config a user edits)."""
     path = Path(model_dir) / SETTINGS_FILE
     if not path.exists():
         return DetectorSettings()
     try:
         data = json.loads(path.read_text())
     except (OSError, json.JSONDecodeError) as e:
-        raise ValueError(f"{path}: not a settings file ({e})") from e
+        raise ConfigError(f"{path}: not a settings file ({e})") from e
     if not isinstance(data, dict) or not isinstance(data.get("settings"), dict):
-        raise ValueError(f"{path}: a settings file is a JSON object with a \"settings\" object")
-    other = sorted(set(data) - {"settings", "notes"})
-    if other:
-        raise ValueError(f"{path}: unknown key{'s' if len(other) > 1 else ''} {', '.join(other)}")
-    try:
-        return DetectorSettings.model_validate(data["settings"])
-    except ValidationError as e:
-        raise ValueError(f"{path}: {e}") from e
+        raise ConfigError(f"{path}: a settings file is a JSON object with a \"settings\" object")
+    return parse_config(data, SettingsFile, str(path)).settings
 
 
 __all__ = ["DetectorSettings", "load_settings", "SETTINGS_FILE"]

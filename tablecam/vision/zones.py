@@ -22,19 +22,19 @@ Seat.N
 >>> CameraConfig.from_dict({"stability": {"fames": 3}}, "club.toml")
 Traceback (most recent call last):
 ...
-ValueError: club.toml: unknown key 'stability.fames'
+tablecam.config.ConfigError: club.toml: unknown key 'stability.fames'
 """
 
 from __future__ import annotations
 
-import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import ConfigDict, Field, field_validator, model_validator
 
 from ..cards import Seat, parse_seat
+from ..config import _Strict as _StrictFile, parse_config, read_toml
 from .calibrate import TableGeometry
 
 DEFAULT_CONFIG = Path(__file__).resolve().parent / "camera.toml"
@@ -77,7 +77,9 @@ def trick_seat(x: float, y: float, zone: Zone) -> Seat:
 
 # -- the file, section by section ------------------------------------------------------------
 
-class _Strict(BaseModel):
+class _Strict(_StrictFile):
+    """The table config's strict style (unknown keys named), frozen: a config is shared by the pipeline's parts."""
+
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 
@@ -186,18 +188,6 @@ class CameraFile(_Strict):
     zone: list[ZoneEntry] = []
 
 
-def _format(e: ValidationError, where: str) -> str:
-    out = []
-    for err in e.errors():
-        key = ".".join(str(p) for p in err["loc"])
-        if err["type"] == "extra_forbidden":
-            out.append(f"unknown key '{key}'")
-        else:
-            msg = str(err["msg"]).removeprefix("Value error, ")
-            out.append(f"'{key}': {msg}" if key else msg)
-    return f"{where}: " + "; ".join(out)
-
-
 class CameraConfig:
     """The whole ``camera.toml``, validated: geometry, calibration, lens, view, stability, detection, zones.
 
@@ -225,20 +215,13 @@ class CameraConfig:
 
     @classmethod
     def load(cls, path: str | Path | None = None) -> "CameraConfig":
-        """Read a camera TOML file; a bad or unknown key raises ``ValueError`` naming it."""
+        """Read a camera TOML file; a bad or unknown key raises ``tablecam.config.ConfigError`` (a ``ValueError``) naming it."""
         path = Path(path) if path else DEFAULT_CONFIG
-        try:
-            data = tomllib.loads(path.read_text())
-        except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as e:
-            raise ValueError(f"cannot read camera config {path}: {e}") from None
-        return cls.from_dict(data, str(path))
+        return cls.from_dict(read_toml(path), str(path))
 
     @classmethod
     def from_dict(cls, data: dict[str, Any], where: str = "camera config") -> "CameraConfig":
-        try:
-            return cls(CameraFile.model_validate(data))
-        except ValidationError as e:
-            raise ValueError(_format(e, where)) from None
+        return cls(parse_config(data, CameraFile, where))
 
     def replace(self, **sections: Any) -> "CameraConfig":
         """A copy with whole sections replaced (``replace(table={...})``), validated again."""
