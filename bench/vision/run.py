@@ -1,5 +1,8 @@
 """Vision model benchmark: accuracy on real photos, held-out decks, overlap
-scenes; latency of detect() per 1280x720 frame and per phone photo.
+scenes; latency of detect() per 1280x720 frame and on a picture of a
+phone's full size (4032x3024: a 378x504 real photo of one card, edje
+``IMG_2383.JPG``, scaled up; the real photo sets hold no full-size phone
+photo, and ``bench/vision/real.py`` times each set at its own size).
 
 Run with the runtime venv:   .venv/bin/python bench/vision/run.py
 With the training venv (has torch and onnxruntime) the same run also times
@@ -218,7 +221,8 @@ def main() -> int:
     t_phone = _time(det.detect, [phone], repeat=3)
     out["latency"] = {"detect_ms_per_1280x720": round(1000 * t_onnx, 1),
                       "detect_ms_per_4032x3024": round(1000 * t_phone, 1)}
-    print(f"detect(): {1000 * t_onnx:.1f} ms per 1280x720 frame, {1000 * t_phone:.1f} ms per phone photo",
+    print(f"detect(): {1000 * t_onnx:.1f} ms per 1280x720 frame, {1000 * t_phone:.1f} ms per 4032x3024 picture "
+          f"(a 378x504 real photo of one card scaled up)",
           file=sys.stderr)
     if det.localiser is not None:
         from tablecam.vision.proposals import CardLocaliser
