@@ -61,6 +61,20 @@ def auction_over(calls: list[str]) -> bool:
     return any(c not in ("P",) for c in calls) and len(calls) >= 4 and calls[-3:] == ["P", "P", "P"]
 
 
+def match_light(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """``b`` scaled, channel by channel, by the median ratio of ``a`` to it: the same place under
+    the light ``a`` was seen in. The median ignores what really changed while it covers less than
+    half the zone (one new bid card covers about a third of a bidding zone).
+
+    >>> a = np.full((4, 4, 3), 120, np.int16); a[0, 0] = 250
+    >>> match_light(a, (a * 0.8).astype(np.int16))[1, 1].tolist(), match_light(a, a)[0, 0].tolist()
+    ([120, 120, 120], [250, 250, 250])
+    """
+    axes = (0, 1) if b.ndim == 3 else None
+    gain = np.median((a.astype(np.float32) + 1) / (b.astype(np.float32) + 1), axis=axes)
+    return np.rint(b * gain).astype(a.dtype)
+
+
 @dataclass
 class ZoneWatch:
     """One bidding zone: its still picture, whether something moves in it, the strips read there."""
@@ -109,8 +123,11 @@ class BiddingWatcher:
 
     def _changed(self, a: np.ndarray, b: np.ndarray, threshold: float | None = None) -> np.ndarray:
         """Pixels whose colour moved by more than ``threshold`` (default: the motion threshold; a
-        green pass card on green felt differs in colour more than in grey)."""
-        d = np.abs(a - b)
+        green pass card on green felt differs in colour more than in grey).
+
+        ``b`` is first brought to ``a``'s exposure and white balance (:func:`match_light`): a camera
+        that adjusts itself, or a cloud passing, changes the whole zone, a new card only its place."""
+        d = np.abs(a - match_light(a, b))
         return (d.max(axis=2) if d.ndim == 3 else d) > (threshold or self.cfg.stability.motion)
 
     def update(self, view: np.ndarray, frame_img: np.ndarray, cut: Cut) -> list[dict[str, Any]]:
@@ -136,9 +153,11 @@ class BiddingWatcher:
                 continue
             w.moved = False
             call = self._new_card(w, patch, origin, frame_img, cut)
-            w.ref = patch
             if call is not None:
                 out.append(call)
+            if not self.active:
+                break                                    # the auction is over: no row is watched now
+            w.ref = patch
         return out
 
     def _bottoms(self, w: ZoneWatch, patch: np.ndarray, origin: tuple[int, int]) -> list[np.ndarray]:
@@ -199,6 +218,27 @@ class BiddingWatcher:
         if auction_over(self.calls):
             self.close()                                 # the cards picked up next are not new calls
         return {"seat": w.zone.seat, **read.event_fields(), "zone": w.zone.name}
+
+    def bid_card_at(self, zone: Zone, quad_mm: np.ndarray, img: np.ndarray, cut: Cut) -> BidRead | None:
+        """The bid-card reading of a card the tracker saw come to rest in a bidding zone (its outline
+        ``quad_mm``, table mm): the strip at its end towards the centre, read where the outline puts
+        it and a little further out (an outline fitted to a playing card's shape may be short).
+
+        The card reader only knows playing cards: a bid card's ``2H`` looks much like the two of
+        hearts, a pass card like nothing it knows. What the bid-card network says of the same card
+        decides whether it is a call (the watcher reads it) or a card played or exposed."""
+        if zone.seat is None:
+            return None
+        up = np.array(UP[zone.seat])
+        right = np.array([-up[1], up[0]])
+        q = np.asarray(quad_mm, np.float64)
+        top = float(np.max(q @ up))
+        mid = float(np.median(q @ right))
+        quads = [strip_quad(up * (top - CARD_MM[1] + d) + right * mid, UP[zone.seat]) for d in (0.0, -4.0, 4.0)]
+        if self.reader is None:
+            self.reader = BidCardReader()
+        reads = [r for r in self.reader.read([cut(img, q, STRIP_PX) for q in quads]) if r.call != "none"]
+        return max(reads, key=lambda r: r.conf, default=None)
 
     def close(self) -> None:
         """The auction is over (a card was played): bid cards are picked up, none are read."""

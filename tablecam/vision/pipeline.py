@@ -47,6 +47,7 @@ import numpy as np
 from ..cards import Seat, parse_card, parse_seat
 from ..events import Event
 from ..findings import Finding
+from .bidcards import SURE as BID_SURE
 from .bidding import BiddingWatcher
 from .calibrate import Calibration, Lens
 from .camera import Frame
@@ -614,12 +615,16 @@ class CameraPipeline:
         self.readings.append((frame.ts, zone.name, r.card, round(r.conf, 3)))
         if bidding is not None:
             unsure = r.card in ("back", "none") or r.conf < self.cfg.uncertain_below
-            if unsure and (self.bidding.calls or self.pending_calls):
+            bid = self.bidding.bid_card_at(bidding, q_mm, frame.image, self._cut_strip)
+            seen = bid is not None and bid.conf >= self.cfg.min_conf
+            sure = (seen and bid.conf >= BID_SURE) or any(   # the watcher has just read it surely
+                c[1].get("zone") == bidding.name and not c[1].get("uncertain") for c in self.pending_calls)
+            if sure or (unsure and (seen or self.bidding.calls or self.pending_calls)):
                 self.tracker.place(rest, {"kind": "bidding"}, quad)   # a bid card: the bidding watcher reads it
                 return []
-            # a playing card surely read where bid cards lie (or any card, before any bid card was
-            # read: a table without bidding boxes): the auction is over, and a call the watcher is
-            # holding for this place was that card
+            # a playing card surely read where bid cards lie, and no bid card there (or a card no
+            # bid card at all, before any call was read: a table without bidding boxes): the
+            # auction is over, and a call the watcher is holding for this place was that card
             self.pending_calls = [c for c in self.pending_calls if c[1].get("zone") != bidding.name]
             self.bidding.close()
         if r.card == "back":
