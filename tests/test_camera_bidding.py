@@ -72,3 +72,45 @@ def test_a_strip_lies_at_the_top_of_the_card_towards_the_centre_for_every_seat()
         centre = q.mean(0)
         # the strip's centre is one card length less half a strip from the lower edge, inwards
         assert np.allclose(centre, bottom + np.array([ux, uy]) * (90 - 11)), seat
+
+
+def _top_down(img: np.ndarray, px_per_mm: float):
+    """A cut function for a frame that is already the table seen from above at ``px_per_mm``."""
+    import cv2
+
+    def cut(frame: np.ndarray, q_mm: np.ndarray, size: tuple[int, int]) -> np.ndarray:
+        w, h = size
+        dst = np.float32([[0, 0], [w - 1, 0], [w - 1, h - 1], [0, h - 1]])
+        m = cv2.getPerspectiveTransform(np.float32(q_mm * px_per_mm), dst)
+        return cv2.warpPerspective(frame, m, (w, h), flags=cv2.INTER_AREA, borderMode=cv2.BORDER_REPLICATE)
+
+    return cut
+
+
+@needs_model
+@pytest.mark.parametrize("call", ["P", "2H"])
+def test_law_17_a_white_card_on_a_white_table_is_read_while_the_camera_changes_its_exposure(call):
+    """The camera turns its exposure down by a fifth as the card is laid (a white card brightens
+    the picture): the whole zone changes colour, the card is still found and read."""
+    import cv2
+
+    from tablecam.sim.bidding_box import draw_card, held_out_design
+    from tablecam.vision.bidcards import CARD_MM
+
+    p = 4.0                                                      # frame pixels per table mm
+    rng = np.random.default_rng(5)
+    table = np.clip(rng.normal((226, 230, 232), 2.0, (600 * int(p), 600 * int(p), 3)), 0, 255).astype(np.uint8)
+    laid = table.copy()
+    face = cv2.resize(np.ascontiguousarray(draw_card(call, held_out_design(3))[..., ::-1]),
+                      (int(CARD_MM[0] * p), int(CARD_MM[1] * p)), interpolation=cv2.INTER_AREA)
+    x0, y0 = int((300 - CARD_MM[0] / 2) * p), int(430 * p)      # South's first card, its top to the centre
+    laid[y0:y0 + face.shape[0], x0:x0 + face.shape[1]] = face
+    laid = (laid * np.float32([0.78, 0.8, 0.84])).astype(np.uint8)   # exposure and white balance move
+    cfg = CameraConfig.load()
+    w = BiddingWatcher(cfg, "bridge")
+    cut = _top_down(laid, p)
+    out = []
+    for img in [table] * 3 + [laid] * (cfg.stable_frames + 3):
+        view = cv2.resize(img, None, fx=cfg.px_per_mm / p, fy=cfg.px_per_mm / p, interpolation=cv2.INTER_AREA)
+        out += w.update(view, img, cut)
+    assert [(e["seat"], e["call"], e.get("uncertain", False)) for e in out] == [(Seat.S, call, False)]

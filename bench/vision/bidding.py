@@ -1,6 +1,6 @@
 """Bid cards read by the camera: the auction of simulated bridge tables, read into ``call`` events.
 
-    .venv/bin/python bench/vision/bidding.py [--videos 12] [--json OUT]
+    .venv/bin/python bench/vision/bidding.py [--videos 12] [--skip 4k] [--no-baseline] [--json OUT]
 
 Each video is one of the video benchmark's bridge conditions
 (``bench/vision/video.py``: its surfaces, 480p to 4K, 0-45 degrees, wide
@@ -33,10 +33,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from video import CACHE, VideoSpec, classic_of, run_camera, video_set  # noqa: E402
 
 
-def auction_specs(n: int) -> list[VideoSpec]:
-    """The first ``n`` bridge videos of the video benchmark's set, one trick each."""
+def auction_specs(n: int, skip: tuple[str, ...] = ()) -> list[VideoSpec]:
+    """The first ``n`` bridge videos of the video benchmark's set, one trick each (``skip``:
+    resolutions left out, e.g. ``4k``, whose renders cost most on a shared machine)."""
     out = [dataclasses.replace(s, tricks=1, knock_at=None, name=s.name + "-auction")
-           for s in video_set() if s.layout == "zones"]
+           for s in video_set() if s.layout == "zones" and s.resolution not in skip]
     return out[:n]
 
 
@@ -91,11 +92,12 @@ def main() -> int:
     ap.add_argument("--videos", type=int, default=12)
     ap.add_argument("--json", help="write the raw results here too")
     ap.add_argument("--no-baseline", action="store_true")
+    ap.add_argument("--skip", nargs="*", default=[], help="resolutions left out (e.g. 4k)")
     a = ap.parse_args()
     rows = []
     totals: dict[str, dict[str, int]] = {}
     t0 = time.perf_counter()
-    for spec in auction_specs(a.videos):
+    for spec in auction_specs(a.videos, tuple(a.skip)):
         group = "480p" if spec.resolution == "480p" else "720p and up"
         runs = [(spec, group)] + ([] if a.no_baseline else [(classic_of(spec), "classic (baseline)")])
         for sp, g in runs:
