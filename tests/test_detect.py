@@ -232,8 +232,8 @@ def test_localise_card_on_white_paper_by_its_edge():
 
 
 def test_detect_reads_cards_lying_on_white_paper(detector):
-    """Train-split photo of four cards on a sheet of paper: none were found
-    before the edge-region source (2026-11-22), two are now."""
+    """Train-split photo of four cards on a sheet of paper: a faint card
+    border on white paper needs the edge-region source; at least two are read."""
     from tablecam.training.evaluate import match, read_voc
 
     p = _train_photo("IMG_2579")
@@ -247,8 +247,8 @@ def test_detect_reads_cards_lying_on_white_paper(detector):
 def test_wood_grain_is_not_read_as_card_backs(detector):
     """``back`` and ``JK`` are the classifier's usual reads of a non-card
     quad, so they must clear ``min_conf_rare``.  Train-split photo of one
-    card on a wood table: five wood quads came out as ``back`` before
-    (2026-11-22); now none does and the card is still read."""
+    card on a wood table: at the plain floor wood quads read as ``back``;
+    none may, and the card is still read."""
     from tablecam.training.evaluate import match, read_voc
 
     assert detector.min_conf_rare > detector.min_conf

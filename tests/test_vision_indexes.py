@@ -216,7 +216,7 @@ def _fit_off_by(dx: float, dy: float, dturn: float, turn: float) -> tuple[float,
 @pytest.mark.xfail(strict=True, reason="known limit: at 5.5 px and 4.5 degrees off at once the fitted "
                    "corner lands 3.5 px off (the search steps are 2.5 px and 2 degrees)")
 def test_fit_corner_at_the_far_edge_of_its_search():
-    """Found by a random run of the property below (CI, 2026-11-26): dx -5.5,
+    """Found by a random run of the property below: dx -5.5,
     dturn -0.078 rad on an upright card.  The shipped detector reads a
     fitted quad beside the placed one, never instead of it, so a corner
     3.5 px off costs a read at most."""

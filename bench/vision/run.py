@@ -183,7 +183,7 @@ def main() -> int:
                   f"recall {r['recall']:.3f} {_ci(r['recall_ci'])} "
                   f"precision {r['precision']:.3f} {_ci(r['precision_ci'])} "
                   f"({r['read']}/{r['gt']} read, {r['found']} found, {r['dets']} detections, "
-                  f"{r['ms_per_image']:.0f} ms/image; paired greedily as before 2026-11-24 18:45: rank accuracy "
+                  f"{r['ms_per_image']:.0f} ms/image; paired greedily: rank accuracy "
                   f"{r['rank_accuracy_greedy']:.3f} recall {r['recall_greedy']:.3f} precision {r['precision_greedy']:.3f})",
                   file=sys.stderr)
     for name in evaluate.LABELLED_SETS:

@@ -10,7 +10,7 @@ its 95% interval (:func:`wilson`, keys ending ``_ci``).
   most of the labelled box: labels of a partly covered card only cover its
   visible part); it is *read* when that detection's rank matches.  Labels
   and detections are paired one to one so that the most labels are paired
-  (:func:`match`); the greedy pairing reported before 2026-11-24 18:45 is
+  (:func:`match`); the greedy pairing (best-scoring pair first) is
   returned beside it (``*_greedy``).
 * :func:`eval_heldout_crops` - per-card top-1 of the classifier on rectified
   cards of the held-out deck designs (the localiser taken out of the loop).
@@ -100,8 +100,7 @@ def match(dets: list, gts: list[tuple[str, tuple]], key=lambda d: d.card[1:] if 
 
     ``pairing`` "best" takes the pairs that pair the most labels (then the
     best scores; :func:`~tablecam.vision.assign.best_assignment`, blind to
-    ranks); "greedy", the figure reported before 2026-11-24 18:45, takes
-    the best-scoring pair first.  They differ where a covered card's
+    ranks); "greedy" takes the best-scoring pair first.  They differ where a covered card's
     whole-card detection also holds the visible part of the card on top of
     it: greedily that label takes the covered card's detection and both
     cards count as lost.
@@ -184,7 +183,7 @@ def eval_real_photos(split: str = "test", detector=None, root: Path | None = Non
     tot["rank_accuracy_ci"] = wilson(tot["read"], tot["gt"])
     tot["recall_ci"] = wilson(tot["found"], tot["gt"])
     tot["precision_ci"] = wilson(tot["read"], tot["dets"])
-    # the same detections paired greedily (the figures reported before 2026-11-24 18:45)
+    # the same detections paired greedily (best-scoring pair first)
     tot["rank_accuracy_greedy"] = tot["read_greedy"] / max(1, tot["gt"])
     tot["recall_greedy"] = tot["found_greedy"] / max(1, tot["gt"])
     tot["precision_greedy"] = tot["read_greedy"] / max(1, tot["dets"])

@@ -27,7 +27,7 @@ CLASSES: list[str] = CARD_CODES + ["JK", "back", "none"]
 # the card's height); a model's JSON names the window it was trained on.
 CORNER_BOX = (0, 0, 80, 144)
 INPUT_W, INPUT_H = 48, 80
-# the window of models trained before the JSON recorded it (to 2026-11-24)
+# the window of a model whose JSON records none (the first classifiers)
 LEGACY_CORNER_BOX, LEGACY_INPUT = (0, 0, 72, 104), (48, 64)
 
 MODELS_DIR = Path(__file__).resolve().parent / "models"

@@ -140,7 +140,7 @@ def _masks(small: np.ndarray) -> list[np.ndarray]:
 
 # Canny levels of the edge-region source: a faint card border on paper
 # needs the low pair, a busy table (wood grain) the high one.  Chosen on the
-# train split of the real photos (2026-11-22): one level (40, 120) gave
+# train split of the real photos: one level (40, 120) gave
 # recall 0.748, adding (80, 200) 0.759, adding (20, 60) as well 0.763 at
 # 1.5x the time.
 EDGE_LEVELS = ((40, 120), (80, 200))
