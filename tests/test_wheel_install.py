@@ -28,6 +28,8 @@ LOGS = {
     "vira": ROOT / "tests/data/vira/vira-8-spel-bet.jsonl",
     "pidro": ROOT / "tests/data/pidro/game-to-62.jsonl",
     "whist": ROOT / "tests/data/whist/renons-makker-es.jsonl",
+    "bridge PBN archive": ROOT / "tests/data/archive/realbridge-sample.pbn",
+    "bridge LIN archive": ROOT / "tests/data/archive/vugraph.lin",
 }
 TRAINING_ONLY = {"card_classifier_stage12.json"}
 """Files beside the shipped models that only the training recipes read (``tablecam average-classifiers``)."""
