@@ -25,6 +25,7 @@ dashboard and broadcast need no per-game code beyond rendering::
 from __future__ import annotations
 
 import collections
+import dataclasses
 import importlib
 import json
 from typing import Any, Iterable, Iterator
@@ -136,8 +137,10 @@ class BoardEngine:
         return dealer
 
     def emit(self, finding: Finding) -> Finding:
-        if finding.board is None:
-            finding.board = self.board
+        """Record ``finding`` as this board's (numbered with this board when it names none); return what was
+        recorded, which is the finding to keep (a new record when the board number was added)."""
+        if finding.board is None and self.board is not None:
+            finding = dataclasses.replace(finding, board=self.board)
         self.findings.append(finding)
         return finding
 
@@ -238,8 +241,6 @@ class Table:
         """Fold one event (or pass through a finding from a reader)."""
         self.count += 1
         if isinstance(item, Finding):
-            if item.board is None and self.board is not None:
-                item.board = self.board.board
             return self._record([item])
         ev = item
         out: list[Finding] = []
@@ -392,9 +393,11 @@ class Table:
         return self._record(out + self._release(None))
 
     def _record(self, out: list[Finding]) -> list[Finding]:
-        for f in out:
-            if f.board is None and self.board is not None:
-                f.board = self.board.board
+        """What the table reports: each finding that names no board gets the number of the board in
+        progress (a new record; the engine keeps the one it made)."""
+        number = self.board.board if self.board is not None else None
+        if number is not None:
+            out = [dataclasses.replace(f, board=number) if f.board is None else f for f in out]
         if self.keep_history:
             self.findings += out
         return out

@@ -25,8 +25,9 @@ from __future__ import annotations
 import io
 import json
 import math
+from types import MappingProxyType
 from dataclasses import dataclass, field
-from typing import IO, Any, Callable, Iterable, Iterator
+from typing import IO, Any, Callable, Iterable, Iterator, Mapping
 
 from .cards import Card, Seat, parse_card, parse_seat
 from .findings import Finding, bad_event
@@ -192,27 +193,68 @@ register_event_type(
 )
 
 
-@dataclass
+_NO_FIELDS: Mapping[str, Any] = MappingProxyType({})
+
+
+@dataclass(frozen=True, init=False)
 class Event:
     """One normalised event.
 
     ``index`` is the 0-based position in the input (the contract's ``event``
     field of findings). ``data`` holds the validated fields; the original
     JSON object is kept in ``raw`` so unknown fields survive a round trip.
+
+    Frozen: an event is what the table did, and the log, the engine and the
+    dashboard all hold the same object.  A corrected read or a renumbered
+    event is a new one (:func:`dataclasses.replace`).  ``data`` and ``raw``
+    are read-only views of the mappings given, not copies, so the event
+    takes them over: hand it a dict nobody changes afterwards (every reader
+    builds a fresh one per event, and a big archive is half a million
+    events).  ``data`` stays a mapping by field name, not a fixed record,
+    because each game registers its own event types and fields; the values
+    inside it (a list of cards) are not to be changed either.
+
+    No ``__slots__``: the constructor fills the instance's ``__dict__``
+    directly, where a frozen dataclass's own ``__init__`` sets each field
+    through ``object.__setattr__``, which made building an event about
+    twice as slow.
+
+    >>> ev = make_event("play", seat="N", card="SA")
+    >>> ev.seat, ev.data["card"], ev.note
+    (Seat.N, Card('SA'), None)
+    >>> ev.index = 3
+    Traceback (most recent call last):
+    ...
+    dataclasses.FrozenInstanceError: cannot assign to field 'index'
+    >>> ev.data["card"] = "SK"
+    Traceback (most recent call last):
+    ...
+    TypeError: 'mappingproxy' object does not support item assignment
     """
 
     type: str
-    data: dict[str, Any] = field(default_factory=dict)
+    data: Mapping[str, Any] = field(default_factory=dict)
     index: int | None = None
     ts: float | None = None
     source: str | None = None
-    raw: dict[str, Any] | None = None
+    raw: Mapping[str, Any] | None = None
+
+    def __init__(self, type: str, data: Mapping[str, Any] | None = None, index: int | None = None,
+                 ts: float | None = None, source: str | None = None, raw: Mapping[str, Any] | None = None) -> None:
+        d = self.__dict__
+        d["type"] = type
+        d["data"] = (data if data.__class__ is MappingProxyType else _NO_FIELDS if data is None
+                     else MappingProxyType(data))
+        d["index"] = index
+        d["ts"] = ts
+        d["source"] = source
+        d["raw"] = raw if raw is None or raw.__class__ is MappingProxyType else MappingProxyType(raw)
 
     def __getattr__(self, name: str) -> Any:
         # Convenience: event.seat, event.card ... (None when absent).
         if name.startswith("__"):
             raise AttributeError(name)
-        data = self.__dict__.get("data", {})
+        data = self.__dict__.get("data", _NO_FIELDS)
         return data.get(name)
 
     def get(self, name: str, default: Any = None) -> Any:

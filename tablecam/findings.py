@@ -10,12 +10,22 @@ plain JSON Lines consumer still sees every step in order.
 ...             seat="S", trick=3, extra={"established": False})
 >>> f.to_dict()["established"], f.to_dict()["seat"], f.status
 (False, 'S', 'pending')
+
+A finding is a frozen record: a later step is a new finding (:func:`next_step`,
+:func:`dataclasses.replace`), never an edit of one already reported, so the
+dashboard, the archive and the log all keep what was said at the time.
+
+>>> f.status = "established"
+Traceback (most recent call last):
+...
+dataclasses.FrozenInstanceError: cannot assign to field 'status'
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from types import MappingProxyType
+from typing import Any, Mapping, Sequence
 
 LIFECYCLE = ("pending", "corrected", "established", "rectified", "info", "withdrawn")
 """Statuses an irregularity passes through. ``info`` is for non-irregular
@@ -32,13 +42,32 @@ SEVERITY = {
 """Default alert severity by kind; anything unlisted is an ``alert``."""
 
 
-@dataclass
+def read_only(d: Mapping[str, Any] | None) -> Mapping[str, Any]:
+    """A read-only copy of ``d`` (a frozen record's mapping field: nobody can change it behind the record).
+
+    >>> m = read_only({"a": 1})
+    >>> m["a"], dict(m)
+    (1, {'a': 1})
+    >>> m["a"] = 2
+    Traceback (most recent call last):
+    ...
+    TypeError: 'mappingproxy' object does not support item assignment
+    """
+    return MappingProxyType(dict(d or {}))
+
+
+@dataclass(frozen=True, slots=True)
 class Finding:
     """One thing the director (or archivist) should know about.
 
     ``extra`` carries kind-specific fields (``established``, ``tricks``,
     ``card`` ...) and is flattened into the JSON object, so the contract's
     field names appear at top level.
+
+    Frozen: ``options`` is kept as a tuple and ``extra`` as a read-only
+    mapping (both copied from what the constructor is given, which may be a
+    list and a dict); the values inside ``extra`` are the caller's and are
+    not to be changed either.
     """
 
     kind: str
@@ -49,14 +78,18 @@ class Finding:
     seat: str | None = None
     trick: int | None = None
     status: str = "pending"
-    options: list[str] = field(default_factory=list)
+    options: Sequence[str] = ()
     remedy: str | None = None
     id: str | None = None
-    extra: dict[str, Any] = field(default_factory=dict)
+    extra: Mapping[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        if self.seat is not None:
-            self.seat = str(self.seat)
+        # The one place a finding's fields are set after __init__: normalising what it was given.
+        if self.seat is not None and type(self.seat) is not str:
+            object.__setattr__(self, "seat", str(self.seat))
+        if type(self.options) is not tuple:
+            object.__setattr__(self, "options", tuple(self.options))
+        object.__setattr__(self, "extra", read_only(self.extra))
 
     @property
     def severity(self) -> str:
@@ -109,12 +142,12 @@ def next_step(f: Finding, status: str, event: int | None, message: str | None = 
     >>> f = Finding("revoke", rule="Law 61", message="S revoked.", board=1, event=7, seat="S",
     ...             options=["correct it"], id="b1-revoke-S-3", extra={"established": False})
     >>> g = next_step(f, "established", 12, established=True, options=[])
-    >>> g.id, g.status, g.event, g.message, g.options, g.extra
-    ('b1-revoke-S-3', 'established', 12, 'S revoked.', [], {'established': True})
+    >>> g.id, g.status, g.event, g.message, g.options, dict(g.extra)
+    ('b1-revoke-S-3', 'established', 12, 'S revoked.', (), {'established': True})
     """
     return Finding(f.kind, rule=rule or f.rule, message=message or f.message, board=f.board, event=event,
                    seat=f.seat, trick=f.trick, status=status,
-                   options=list(f.options if options is None else options), remedy=remedy or f.remedy, id=f.id,
+                   options=f.options if options is None else options, remedy=remedy or f.remedy, id=f.id,
                    extra={**f.extra, **extra})
 
 

@@ -367,7 +367,7 @@ def test_ruleset_can_reword_the_law_texts():
     custom = {"lead_out_of_turn_opening": {"rule": "Lov 54", "options": ["Spilfører vælger (§ 54)"], "remedy": "x"}}
     out = Table(rulesets={"bridge": {"laws": custom}}).feed(read_events(g.lines()))
     f = [x for x in out if x.kind == "lead_out_of_turn"][0]
-    assert f.rule == "Lov 54" and f.options == ["Spilfører vælger (§ 54)"]
+    assert f.rule == "Lov 54" and f.options == ("Spilfører vælger (§ 54)",)
 
 
 def test_law_57a_premature_play_by_a_defender():

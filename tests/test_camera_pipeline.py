@@ -6,6 +6,7 @@ the shipped card model reads them (loaded once for the module).
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import sys
 from pathlib import Path
@@ -135,10 +136,9 @@ def test_fusion_flags_a_card_the_seat_cannot_hold(two_tricks):
     shoe = [e for e in read_events(Path(truth_path).read_text().splitlines()) if e.type in ("board", "deal")]
     # the shoe says N was dealt a different hand: swap N's first played card to W
     first_n = next(e for e in truth(truth_path) if e["type"] == "play" and e["seat"] == "N")["card"]
-    for e in shoe:
-        if e.type == "deal" and str(e.get("card")) == first_n:
-            from tablecam.cards import Seat
-            e.data["to"] = Seat.W
+    from tablecam.cards import Seat
+    shoe = [dataclasses.replace(e, data={**e.data, "to": Seat.W})
+            if e.type == "deal" and str(e.get("card")) == first_n else e for e in shoe]
     _, out = _run(video, hands=HandBook(), shoe=shoe)
     flags = [e for e in out if e.get("kind") == "camera_unexpected_card"]
     assert len(flags) == 1 and flags[0]["seat"] == "N" and flags[0]["card"] == first_n

@@ -1,6 +1,8 @@
 """Core notation and event-log behaviour (contract: shared/contracts.md)."""
 
+import dataclasses
 import json
+from pathlib import Path
 
 import pytest
 
@@ -103,3 +105,74 @@ def test_a_log_that_cannot_be_opened_is_an_error_at_once_not_midway(tmp_path):
 def test_findings_serialise_as_json():
     fs = list(replay(read_events(["oops"])))
     assert json.loads(json.dumps(fs[0].to_dict()))["kind"] == "bad_event"
+
+
+# -- events and findings are frozen records ---------------------------------------------------------------
+
+def test_an_event_and_a_finding_cannot_be_changed_only_replaced():
+    """What the table did and what the director was told stay as they were reported: a later step is a new
+    record (``dataclasses.replace``, ``next_step``), and the log and the dashboard keep the old one."""
+    from tablecam.findings import Finding, next_step
+
+    ev = next(read_events(['{"type": "play", "seat": "S", "card": "CQ", "ts": 3.5, "zone": "south"}']))
+    f = Finding("revoke", rule="Law 61", message="S revoked.", board=1, event=7, seat=Seat.S, trick=3,
+                options=["correct it"], id="b1-revoke-S-3", extra={"established": False})
+    for record, name, value in ((ev, "index", 3), (ev, "data", {}), (f, "board", 2), (f, "status", "established"),
+                                (f, "extra", {})):
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            setattr(record, name, value)
+    with pytest.raises(TypeError):
+        ev.data["card"] = parse_card("SK")        # the payload is a read-only view
+    with pytest.raises(TypeError):
+        ev.raw["zone"] = "north"                  # and so is the line as read
+    with pytest.raises(TypeError):
+        f.extra["established"] = True
+    with pytest.raises(AttributeError):
+        f.options.append("let it stand")           # a tuple
+    moved = dataclasses.replace(ev, index=12)
+    step = next_step(f, "established", 12, established=True, options=[])
+    assert (ev.index, moved.index, moved.data, moved.raw) == (0, 12, ev.data, ev.raw)
+    assert f.to_dict() == {"kind": "revoke", "board": 1, "rule": "Law 61", "message": "S revoked.", "event": 7,
+                           "seat": "S", "trick": 3, "established": False, "status": "pending",
+                           "options": ["correct it"], "id": "b1-revoke-S-3"}
+    assert step.to_dict()["status"] == "established" and "options" not in step.to_dict() and f.status == "pending"
+
+
+def test_the_table_numbers_a_homeless_finding_in_what_it_reports_not_in_the_readers_record():
+    """A reader's ``bad_event`` names no board; the table reports it with the board in progress."""
+    items = list(read_events(['{"type": "board", "game": "bridge", "board": 7, "dealer": "N"}', "nonsense"]))
+    out = Table().feed(items)
+    assert [(x.kind, x.board, x.event) for x in out] == [("bad_event", 7, 1), ("result", 7, 0)]
+    assert items[1].board is None and out[0] == dataclasses.replace(items[1], board=7)
+
+
+WC2012 = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "bridge" / "wc2012-vugraph.pbn"
+WC2012_REPLAY = Path(__file__).parent / "data" / "wc2012-first-12-boards.replay.jsonl"
+"""``tablecam replay --json`` of the whole archive, its first lines: the findings of its first 12 boards, as
+the engine reported them while events and findings were still mutable."""
+
+
+@pytest.mark.skipif(not WC2012.exists(), reason="shared/data not beside the repo")
+def test_the_fold_over_real_championship_deals_reports_what_it_did_before_the_records_were_frozen():
+    from tablecam.archive import load
+    from tablecam.events import Event
+
+    items: list = []
+    boards = 0
+    for it in load(str(WC2012)):
+        boards += isinstance(it, Event) and it.type == "board"
+        if boards > 12:
+            break
+        items.append(it)
+    before = [json.loads(line) for line in WC2012_REPLAY.read_text().splitlines()]
+    table = Table()
+    assert [f.to_dict() for f in table.feed(items)] == before
+    assert [f.to_dict() for f in replay(iter(items))] == before          # the streaming fold of `tablecam replay`
+    results = [f for f in before if f["kind"] == "result"]
+    assert len(table.boards) == len(results) == 12
+    for board, res in zip(table.boards, results):
+        snap = board.snapshot()
+        assert (snap["board"], snap["contract"], snap["declarer"]) == (res["board"], res["contract"],
+                                                                         res["declarer"])
+        assert all(f.board == board.board for f in board.findings)
+        assert board.events[0] is next(x for x in items if x is board.board_event)   # the events read, not copies

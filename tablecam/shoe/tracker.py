@@ -34,6 +34,7 @@ It checks what only the shoe can see:
 
 from __future__ import annotations
 
+import dataclasses
 from collections import Counter
 from typing import Any, Iterable
 
@@ -86,7 +87,8 @@ class DealTracker:
         self._discards: dict[str, int] = {}
 
     def _emit(self, ev: Event, out: list) -> Event:
-        ev.index = self.events_out
+        """Number ``ev`` as the next event of this shoe's stream and put it out; return the numbered one."""
+        ev = dataclasses.replace(ev, index=self.events_out)
         self.events_out += 1
         out.append(ev)
         return ev

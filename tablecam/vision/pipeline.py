@@ -39,7 +39,7 @@ the table (turned face down or gathered).
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Iterable, Iterator
 
 import numpy as np
@@ -671,8 +671,7 @@ class CameraPipeline:
                     led = parse_card(first["card"]).suit
             res = self.hands.resolve(seat, card, r.conf, r.probs, r.classes, led=led)
             if res.finding is not None:
-                res.finding.extra.update({"ts": frame.ts, "source": self.source})
-                out.append(res.finding)
+                out.append(replace(res.finding, extra={**res.finding.extra, "ts": frame.ts, "source": self.source}))
             if res.fused and res.card is not None:
                 extra["camera_card"] = str(card)
                 card, conf = res.card, res.conf

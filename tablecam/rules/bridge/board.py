@@ -108,6 +108,10 @@ class BridgeBoard(DealRules, AuctionRules, PlayRules, RevokeRules, LeadRules, Pe
         self.late: Revoke | None = None
         self.claim: tuple[int, int, int | None] | None = None
         self.open: dict[str, Finding] = {}
+        self.marks: dict[str, Any] = {}
+        """Fields every finding made now carries (``simultaneous``: while a play is applied again after the
+        simultaneous legal play it was deemed to follow, Law 58A), set before the findings are made because
+        a finding cannot be changed after."""
         self.auction_exposed: list[tuple[int, int, Finding, bool]] = []
 
     def may_be_redealt(self) -> bool:
@@ -153,8 +157,8 @@ class BridgeBoard(DealRules, AuctionRules, PlayRules, RevokeRules, LeadRules, Pe
         self._n += 1
         idx = ev.index if isinstance(ev, Event) else (ev if ev is not None else self.last_index)
         f = Finding(kind, rule=rule or law["rule"], message=message, board=self.board, event=idx,
-                    seat=seat_name(seat), trick=trick, status=status, options=list(law["options"]),
-                    remedy=law["remedy"], id=f"{self.key}-{kind}-{self._n}", extra=extra)
+                    seat=seat_name(seat), trick=trick, status=status, options=law["options"],
+                    remedy=law["remedy"], id=f"{self.key}-{kind}-{self._n}", extra=self._marked(extra))
         self.findings.append(f)
         if status == "pending":
             self.open[f.id] = f
@@ -163,12 +167,10 @@ class BridgeBoard(DealRules, AuctionRules, PlayRules, RevokeRules, LeadRules, Pe
     def _update(self, f: Finding, ev: Event | int | None, status: str, message: str, rule: str | None = None,
                 key: str | None = None, **extra: Any) -> Finding:
         idx = ev.index if isinstance(ev, Event) else (ev if ev is not None else self.last_index)
-        g = dataclasses.replace(f, status=status, message=message, event=idx, extra={**f.extra, **extra})
-        if key is not None:
-            law = self.laws[key]
-            g.rule, g.options, g.remedy = law["rule"], list(law["options"]), law["remedy"]
-        if rule is not None:
-            g.rule = rule
+        law = self.laws[key] if key is not None else {"rule": f.rule, "options": f.options, "remedy": f.remedy}
+        g = dataclasses.replace(f, status=status, message=message, event=idx, extra=self._marked({**f.extra, **extra}),
+                                rule=rule if rule is not None else law["rule"], options=law["options"],
+                                remedy=law["remedy"])
         self.findings.append(g)
         if status == "pending":
             self.open[g.id] = g
@@ -178,8 +180,16 @@ class BridgeBoard(DealRules, AuctionRules, PlayRules, RevokeRules, LeadRules, Pe
 
     def _bad(self, message: str, ev: Event | None) -> Finding:
         f = bad_event(message, ev.index if ev is not None else self.last_index, self.board)
+        if self.marks:
+            f = dataclasses.replace(f, extra=self._marked(f.extra))
         self.findings.append(f)
         return f
+
+    def _marked(self, extra: dict[str, Any]) -> dict[str, Any]:
+        """``extra`` with the :attr:`marks` it does not set itself added after its own fields."""
+        if not self.marks:
+            return extra
+        return {**extra, **{k: v for k, v in self.marks.items() if k not in extra}}
 
     def _is_defender(self, s: int) -> bool:
         return self.declarer is not None and s != self.declarer and s != self.dummy

@@ -245,9 +245,11 @@ class PlayRules:
         self._rewatch()
         out += self._play_checked(ev, seat_index(ev.data["seat"]), card_index(ev.data["card"]))
         self._rewatch()
-        again = self._play_checked(prev, ps, pci)
-        for f in again:
-            f.extra.setdefault("simultaneous", True)
+        self.marks = {"simultaneous": True}
+        try:
+            again = self._play_checked(prev, ps, pci)
+        finally:
+            self.marks = {}
         out += again
         return True
 

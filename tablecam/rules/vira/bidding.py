@@ -181,8 +181,6 @@ class BiddingMixin:
         f = self.flag(kinds.INSUFFICIENT_BID, key, f"{seat} bid {c.name}, which does not overcall {last}; he must "
                       + ("bid again and may not pass." if same else "pass or make a sufficient bid."), ev, seat=seat,
                       options=opts, may_pass=not same, bid=c.name, last=last)
-        if same:
-            f.rule = rules.cite("insufficient_bid")
         self._pending_insufficient[seat] = f
 
     def _maybe_end_auction(self, ev: Event) -> None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from ... import kinds
-from ...cards import parse_seat
+from ...cards import Seat, parse_seat
 from ...events import Event
 from ...findings import bad_event
 from .gok import compensation, laggarde_suits
@@ -148,25 +148,24 @@ class OutcomeMixin:
         needs = [cfg.get("first_hand_needs", 2), cfg.get("second_hand_needs", 1)]
         d = self.declarer
         order = [self.next_active(d), self.next_active(self.next_active(d))] if d else []
-        thieves: list[str] = []
+        short: list[tuple[Seat, Event, int, list[str]]] = []  # each tjuvpass: seat, his pass, needed, had
         for seat, ev in self._gok_passes:
             if seat not in order:
                 continue
             need = needs[order.index(seat)]
             have = laggarde_suits(self.deal.dealt.get(seat, []), limits)
             if len(have) < need:
-                thieves.append(str(seat))
-                self.flag(kinds.TJUVPASS, "tjuvpass", f"{seat} passed over the gök as {('first', 'second')[order.index(seat)]}"
-                          f" hand with {len(have)} läggarde{'' if len(have) == 1 else 'r'} instead of {need}, and the "
-                          "gök went home: he compensates.", ev, seat=seat, status="established",
-                          laggarder=have, needed=need, id=f"vira-{self.board}-tjuvpass-{seat}")
-        if not thieves:
+                short.append((seat, ev, need, have))
+        if not short:
             return {}
+        thieves = [str(seat) for seat, *_ in short]
         partner = {str(a): str(b) for a in self.defenders for b in self.defenders if a != b}
         pay = compensation(thieves, partner, str(self.sit_out) if self.sit_out else None, cfg.get("compensation", {}))
-        for f in self.findings:
-            if f.kind == kinds.TJUVPASS and f.seat in thieves:
-                f.extra["compensation"] = pay
+        for seat, ev, need, have in short:
+            self.flag(kinds.TJUVPASS, "tjuvpass", f"{seat} passed over the gök as {('first', 'second')[order.index(seat)]}"
+                      f" hand with {len(have)} läggarde{'' if len(have) == 1 else 'r'} instead of {need}, and the "
+                      "gök went home: he compensates.", ev, seat=seat, status="established",
+                      laggarder=have, needed=need, compensation=pay, id=f"vira-{self.board}-tjuvpass-{seat}")
         return pay
 
     def _played_on(self) -> bool:
