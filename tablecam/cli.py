@@ -15,7 +15,7 @@ from typing import Sequence
 COMMAND_MODULES = (
     "tablecam.commands",      # replay, export
     "tablecam.shoe.cli",      # shoe listen, shoe-sim
-    "tablecam.vision.cli",    # detect
+    "tablecam.vision.cli",    # detect, camera, calibrate
     "tablecam.training.cli",  # synth, train, locdata, train-localiser ...
     "tablecam.sim.cli",       # sim video
     "tablecam.server.cli",    # serve
