@@ -12,7 +12,7 @@ import os
 import httpx
 import pytest
 
-from tablecam.server.testing import CHROMIUM
+from live_server import CHROMIUM
 
 BROWSER = [
     pytest.mark.browser,

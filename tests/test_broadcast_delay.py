@@ -16,7 +16,7 @@ import pytest
 
 from tablecam.server.broadcast import BroadcastDelay, BroadcastView
 from tablecam.server.hub import TableHub
-from tablecam.server.samples import REALBRIDGE, event_dicts, real_boards
+from tablecam.sim.real_deals import REALBRIDGE, event_dicts, real_boards
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 pytestmark = pytest.mark.skipif(not os.path.exists(os.path.join(ROOT, REALBRIDGE)),

@@ -16,7 +16,7 @@ import pytest
 
 from tablecam.server.broadcast import OUTCOME_FIELDS, BroadcastDelay, BroadcastView
 from tablecam.server.hub import TableHub
-from tablecam.server.samples import REALBRIDGE, event_dicts, real_boards
+from tablecam.sim.real_deals import REALBRIDGE, event_dicts, real_boards
 
 pytestmark = pytest.mark.skipif(not os.path.exists(REALBRIDGE), reason="../shared/data/bridge not present")
 
@@ -73,7 +73,7 @@ def test_a_board_played_out_shows_its_result_and_no_claim():
 @pytest.mark.browser
 def test_broadcast_page_shows_claim_and_result():
     from tablecam.server.app import create_app
-    from tablecam.server.testing import CHROMIUM, launch_chromium, serve_in_thread
+    from live_server import CHROMIUM, launch_chromium, serve_in_thread
 
     if not os.path.exists(CHROMIUM):
         pytest.skip("Debian chromium not installed")

@@ -14,8 +14,8 @@ import pytest
 
 from tablecam.server.app import create_app
 from tablecam.server.hub import TableHub
-from tablecam.server.samples import event_dicts, real_boards, revoke_board
-from tablecam.server.testing import launch_chromium, serve_in_thread
+from tablecam.sim.real_deals import event_dicts, real_boards, revoke_board
+from live_server import launch_chromium, serve_in_thread
 
 from browser_helpers import BROWSER, TOKEN, login, post  # noqa: E402
 

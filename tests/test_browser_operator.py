@@ -23,8 +23,8 @@ import pytest
 from tablecam.archive import load
 from tablecam.server.app import create_app
 from tablecam.server.hub import TableHub
-from tablecam.server.samples import event_dicts, real_boards, revoke_board
-from tablecam.server.testing import CHROMIUM, launch_chromium, serve_in_thread
+from tablecam.sim.real_deals import event_dicts, real_boards, revoke_board
+from live_server import CHROMIUM, launch_chromium, serve_in_thread
 
 pytestmark = [
     pytest.mark.browser,

@@ -7,8 +7,8 @@ import struct
 
 import pytest
 
-from tablecam.server.samples import REALBRIDGE
-from tablecam.server.testing import CHROMIUM
+from tablecam.sim.real_deals import REALBRIDGE
+from live_server import CHROMIUM
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -24,7 +24,7 @@ def test_screenshots_of_every_view(tmp_path, monkeypatch):
     monkeypatch.chdir(ROOT)
     if not os.path.exists(REALBRIDGE):
         pytest.skip("../shared/data/bridge not present")
-    from tablecam.server.screenshots import main
+    from screenshots import main
 
     assert main(["--out", str(tmp_path)]) == 0
     names = sorted(os.listdir(tmp_path))

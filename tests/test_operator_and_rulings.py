@@ -32,7 +32,7 @@ from tablecam.node import TableNode
 from tablecam.server.app import create_app
 from tablecam.server.config import ServerConfig
 from tablecam.server.hub import TableHub
-from tablecam.server.samples import REALBRIDGE, event_dicts, revoke_board
+from tablecam.sim.real_deals import REALBRIDGE, event_dicts, revoke_board
 from tablecam.server.security import parse_operator_tokens
 from tablecam.store import EventStore
 

@@ -1,7 +1,7 @@
 """Director station API: the `tablecam serve` contract, alerts end to end, archive, security.
 
 Real inputs: boards from ../shared/data/bridge/realbridge-2021.pbn, one with a
-revoke swapped into its real play (tablecam.server.samples.inject_revoke).
+revoke swapped into its real play (tablecam.sim.real_deals.inject_revoke).
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from fastapi.testclient import TestClient
 from tablecam.server.app import create_app
 from tablecam.server.broadcast import BroadcastDelay
 from tablecam.server.hub import TableHub
-from tablecam.server.samples import REALBRIDGE, event_dicts, real_boards, revoke_board
+from tablecam.sim.real_deals import REALBRIDGE, event_dicts, real_boards, revoke_board
 
 TOKEN = "test-director-token-0123"
 AUTH = {"Authorization": f"Bearer {TOKEN}"}
@@ -482,7 +482,7 @@ def test_alerts_jump_the_queue():
 def test_camera_frame_of_the_moment_is_alert_evidence(client, hub):
     import base64
 
-    from tablecam.server.samples import PHOTOS, real_photo_frame
+    from tablecam.sim.real_deals import PHOTOS, real_photo_frame
 
     if not os.path.isdir(PHOTOS):
         pytest.skip("real photos not present")

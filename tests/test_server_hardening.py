@@ -53,7 +53,7 @@ def test_public_socket_hears_a_release_that_a_poll_advanced():
 
     from tablecam.server.app import create_app
     from tablecam.server.hub import TableHub
-    from tablecam.server.testing import serve_in_thread
+    from live_server import serve_in_thread
 
     hub = TableHub()
     hub.ingest("t1", _board(1))

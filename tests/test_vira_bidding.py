@@ -6,7 +6,7 @@ import pytest
 
 from tablecam.events import parse_event
 from tablecam.engine import Table
-from tablecam.rules.vira.sample import complete_deal
+from tablecam.sim.vira_deals import complete_deal
 from vira_helpers import DATA, fold, of as kinds, replay, score
 
 

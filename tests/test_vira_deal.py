@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from tablecam.rules.vira.sample import complete_deal, deal_order
+from tablecam.sim.vira_deals import complete_deal, deal_order
 from vira_helpers import DATA, fold, of, raw, replay, score
 
 

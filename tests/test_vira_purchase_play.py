@@ -206,7 +206,7 @@ def test_vira_legal_plays_oracle_follows_suit():
 
 
 def test_vira_D9_declarer_short_of_cards_remaining_tricks_to_defenders():
-    from tablecam.rules.vira.sample import complete_deal
+    from tablecam.sim.vira_deals import complete_deal
     evs = complete_deal(168, bids=[("E", "8-spel"), ("S", "pass"), ("N", "pass")], trump="S", first_suit="S",
                         buys={"E": (4, 3), "S": 2, "N": 2})
     out, b = fold(evs)

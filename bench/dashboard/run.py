@@ -50,7 +50,7 @@ DATA = REPO.parent / "shared" / "data" / "bridge"
 # -- server side (runs in a child process) --------------------------------------------------
 def load_sessions(tables: int, boards_per_table: int, seed: int) -> list[list[Any]]:
     """Per table, a list of real boards' events (with injected revokes where clean)."""
-    from tablecam.server.samples import boards, inject_revoke
+    from tablecam.sim.real_deals import boards, inject_revoke
     from tablecam.archive import load
 
     pool = []

@@ -21,7 +21,9 @@ Modules, one job each:
 - :mod:`.replayer`: replay files into a hub at table speed.
 - :mod:`.rules_index`: rule citations to the text a director reads.
 - :mod:`.cli`: the ``serve`` command (FastAPI/uvicorn imported inside it).
-- :mod:`.samples`, :mod:`.testing`, :mod:`.screenshots`: real deals, a
-  uvicorn-in-a-thread helper and the screenshot script for tests, docs and
-  benchmarks.
+
+The real deals the tests, screenshots and benchmarks feed it are in
+:mod:`tablecam.sim.real_deals`; the uvicorn-in-a-thread helper and the
+screenshot script are the tests' (``tests/live_server.py``,
+``tests/screenshots.py``).
 """

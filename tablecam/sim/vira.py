@@ -5,7 +5,7 @@ run`` need an endless supply of *different*, plausible deals, so the bids
 come from the hands (a player bids the köpspel his hand is worth, forehand
 must open, the others overcall or pass) instead of a script. The deal, the
 purchase and the card play are those of
-:func:`tablecam.rules.vira.sample.complete_deal`, which already plays legal
+:func:`tablecam.sim.vira_deals.complete_deal`, which already plays legal
 cards by asking the engine; this module only decides what the table bids and
 which irregularity (if any) it commits.
 
@@ -24,7 +24,7 @@ import random
 from typing import Any
 
 from ..cards import Card, Seat, shuffled_deck
-from ..rules.vira.sample import complete_deal, deal_order
+from .vira_deals import complete_deal, deal_order
 
 IRREGULARITIES = ("revoke", "revoke_corrected", "bid_out_of_turn", "face_up_in_deal", "lead_out_of_turn")
 """What can go wrong once in a simulated deal (SM 2025 J.3-J.6, F.5, E.4, J.1)."""
@@ -134,7 +134,7 @@ def simulate_board(board: int, seed: int = 1, irregularity: str | None = "random
         # Köpmisär på 2 is played with 12 cards: the declarer lays away 3 and buys 2, the others lay away 1.
         buys = {declarer: (3, 2), **{s: (1, 0) for s in rest}}
     else:
-        # Each lays away non-trumps only (vira.sample's purchase), so nobody buys more than he holds of them.
+        # Each lays away non-trumps only (vira_deals' purchase), so nobody buys more than he holds of them.
         side = {s: sum(1 for c in hands[s] if c.suit != trump) for s in seats}
         k = min(side[declarer], rng.randint(3, 6))
         buys = {declarer: k}

@@ -1,6 +1,6 @@
 """The Vira test logs: complete deals, each going wrong the way one rule describes.
 
-``python -m tablecam.rules.vira.scenarios tests/data/vira`` (re)writes
+``python -m tablecam.sim.vira_scenarios tests/data/vira`` (re)writes
 ``tests/data/vira/*.jsonl``; the tests replay those files (also through
 ``tablecam replay --json``) and check the findings. Each log is a whole deal
 from a shuffled pack (seeded, so reproducible): shoe-order deal, bidding,
@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 from typing import Any, Callable
 
-from .sample import complete_deal
+from .vira_deals import complete_deal
 
 Log = list[dict[str, Any]]
 

@@ -1,4 +1,4 @@
-"""Take screenshots of every dashboard view with Debian's Chromium: ``python -m tablecam.server.screenshots``.
+"""Take screenshots of every dashboard view with Debian's Chromium: ``python tests/screenshots.py``.
 
 Builds a realistic session from real PBN boards (one with an injected revoke,
 one table silent, one camera degraded), serves it on a real uvicorn server
@@ -12,10 +12,11 @@ import argparse
 import os
 import time
 
-from .app import create_app
-from .hub import TableHub
-from .samples import real_boards, real_photo_frame, revoke_board
-from .testing import launch_chromium, serve_in_thread
+from live_server import launch_chromium, serve_in_thread
+
+from tablecam.server.app import create_app
+from tablecam.server.hub import TableHub
+from tablecam.sim.real_deals import real_boards, real_photo_frame, revoke_board
 
 TOKEN = "screenshot-token-not-secret"
 
@@ -48,7 +49,7 @@ def build_session(hub: TableHub) -> None:
     # other games at the same venue: a Vira table (three active players, talong) and a whist table
     import glob
 
-    from ..archive import load
+    from tablecam.archive import load
 
     for tid, pattern in (("9", "tests/data/vira/vira-8-spel-hemma.jsonl"),
                          ("10", "tests/data/whist/auction-example-2-ten.jsonl")):

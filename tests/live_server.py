@@ -1,6 +1,6 @@
 """Run the real app on a real uvicorn server in a background thread.
 
-For the browser tests, the screenshot script and the benchmark: they need a
+For the browser tests and the screenshot script (``tests/screenshots.py``): they need a
 server that speaks real HTTP and WebSocket on a localhost port while the
 caller keeps a handle on the :class:`~tablecam.server.hub.TableHub`.
 """
@@ -13,7 +13,7 @@ import threading
 import time
 from typing import Any, Iterator
 
-from .config import websocket_impl
+from tablecam.server.config import websocket_impl
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update"]

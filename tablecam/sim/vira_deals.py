@@ -17,9 +17,9 @@ from __future__ import annotations
 
 from typing import Any, Iterable
 
-from ...cards import Card, Seat, parse_seat, shuffled_deck
-from ...engine import Table
-from ...events import parse_event
+from ..cards import Card, Seat, parse_seat, shuffled_deck
+from ..engine import Table
+from ..events import parse_event
 
 
 def deal_order(dealer: str, players: str = "NESW", sit_out: str | None = None) -> list[str]:
