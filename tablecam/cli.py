@@ -19,7 +19,7 @@ COMMAND_MODULES = (
     "tablecam.training.cli",  # synth, train, locdata, train-localiser ...
     "tablecam.sim.cli",       # sim video
     "tablecam.server.cli",    # serve
-    "tablecam.bus.cli",       # run (table node), demo
+    "tablecam.node.cli",      # run (table node), demo
 )
 
 

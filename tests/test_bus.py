@@ -335,7 +335,7 @@ def test_a_gap_in_a_new_log_is_resent_in_the_new_logs_numbers(tmp_path):
 def test_a_camera_started_on_a_node_mid_board_is_given_the_board_so_far(tmp_path):
     """CameraReader hands its pipeline the stored events of the board under
     way (tests/test_camera_pipeline.py shows what the pipeline does with them)."""
-    from tablecam.bus.sources import CameraReader
+    from tablecam.node.sources import CameraReader
 
     node = TableNode("t1", EventStore(str(tmp_path / "n.sqlite")), make_bus("inproc"))
     first, second = simulate_board(1, seed=1, irregularity=None), simulate_board(2, seed=2, irregularity=None)
@@ -353,7 +353,7 @@ def test_the_camera_says_when_it_runs_and_when_it_stops(tmp_path):
     import cv2
     import numpy as np
 
-    from tablecam.bus.sources import CameraReader
+    from tablecam.node.sources import CameraReader
 
     video = str(tmp_path / "table.avi")
     out = cv2.VideoWriter(video, cv2.VideoWriter_fourcc(*"MJPG"), 25, (320, 240))
@@ -378,7 +378,7 @@ def test_a_table_node_restarted_mid_deal_takes_up_the_shoe_where_it_stopped(tmp_
     twice.  Before, the restarted tracker began board 1 again (dealer N's
     order from its first slot) and the link asked the shoe to replay
     everything it kept."""
-    from tablecam.bus.sources import LiveShoe, ShoeReader
+    from tablecam.node.sources import LiveShoe, ShoeReader
     from tablecam.shoe.dealing import dealing_plan
     from tablecam.shoe.sim import shuffled_deal
 
@@ -695,7 +695,7 @@ def test_director_station_process_serves_tables_from_the_broker(mosquitto, tmp_p
 
 
 def test_demo_acl_matches_the_shipped_mosquitto_acl():
-    from tablecam.bus.demo import MOSQUITTO_ACL
+    from tablecam.node.demo import MOSQUITTO_ACL
 
     assert (REPO / "config/mosquitto/mosquitto.acl").read_text() == MOSQUITTO_ACL
 
@@ -723,7 +723,7 @@ def test_mqtt_a_pulled_shoe_cable_shows_on_the_director_station(mosquitto, tmp_p
     station and hub in this one.  The shoe's link state reaches the
     dashboard: ok while heartbeats come, down when the cable is pulled, and
     the table greyed when the node stops.  Another table cannot forge it."""
-    from tablecam.bus.sources import LiveShoe
+    from tablecam.node.sources import LiveShoe
     from tablecam.bus.stationlink import attach_station
     from tablecam.server.hub import TableHub
 

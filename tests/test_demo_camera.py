@@ -28,7 +28,7 @@ def _first_tricks(events, tricks):
 
 
 def test_demo_camera_reads_the_plays_of_a_rendered_board():
-    from tablecam.bus import democamera
+    from tablecam.node import democamera
 
     board = _first_tricks(simulate_board(2, seed=4, irregularity=None), tricks=2)
     emitted, reported = [], []
@@ -44,7 +44,7 @@ def test_demo_camera_reads_the_plays_of_a_rendered_board():
 
 
 def test_demo_camera_declines_boards_it_cannot_show():
-    import tablecam.bus.democamera as democamera
+    import tablecam.node.democamera as democamera
 
     cam = object.__new__(democamera.DemoCamera)
     assert not cam.can_show(simulate_board(1, seed=1, irregularity="misdeal"))

@@ -166,7 +166,7 @@ def test_a_card_read_with_the_next_boots_hello_keeps_its_own_boot():
     (``ShoeReader._resume``).  After a restart whose HELLO was lost the
     replayed HELLO comes before the new boot's cards; before any HELLO in
     this run, a card is of the boot the link was resumed at."""
-    from tablecam.bus.sources import ShoeReader
+    from tablecam.node.sources import ShoeReader
     from tablecam.events import make_event
     from tablecam.shoe.driver import ShoeDriver, ShoeMessage
 

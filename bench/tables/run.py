@@ -160,7 +160,7 @@ def run_inproc(tables: int, speed: float, duration: float) -> dict:
 
 
 def run_mqtt(tables: int, speed: float, duration: float, kill_station: bool, hosts: int = 4) -> dict:
-    from tablecam.bus.demo import LocalBroker
+    from tablecam.node.demo import LocalBroker
 
     work = tempfile.mkdtemp(prefix="bench-tables-")
     ids = [f"t{i:03d}" for i in range(1, tables + 1)]

@@ -11,21 +11,13 @@ import threading
 import time
 from typing import Any, Iterator
 
-from ..config import BusSection, TableConfig
-from ..node import TableNode
-from ..store import EventStore
-from . import make_bus
-from .base import Bus
+from ..bus import bus_from_config
+from ..config import TableConfig
 from ..sim.session import session_events
+from ..store import EventStore
+from .tablenode import TableNode
 
 log = logging.getLogger(__name__)
-
-
-def bus_from_config(cfg: BusSection, client_id: str | None = None, username: str | None = None) -> Bus:
-    if cfg.kind == "inproc":
-        return make_bus("inproc")
-    return make_bus("mqtt", host=cfg.host, port=cfg.port, client_id=client_id,
-                    username=cfg.username or username, password=cfg.password(), prefix=cfg.prefix)
 
 
 def paced(events: Iterator[dict[str, Any]], speed: float, stop: threading.Event) -> Iterator[dict[str, Any]]:

@@ -22,11 +22,11 @@ import threading
 import time
 from typing import Any, Callable
 
-from .bus.base import Bus, Message
-from .engine import Table
-from .events import Event, parse_event
-from .findings import Finding, bad_event
-from .store import EventStore
+from ..bus.base import Bus, Message
+from ..engine import Table
+from ..events import Event, parse_event
+from ..findings import Finding, bad_event
+from ..store import EventStore
 
 log = logging.getLogger(__name__)
 

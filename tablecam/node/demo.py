@@ -14,7 +14,7 @@ What runs, per table, and which real code path each part exercises:
   them; plays come from the simulator too, or with ``--camera`` from the
   **camera path**: each board is rendered by the table video simulator and
   read by the real camera pipeline with the shipped card model
-  (:mod:`tablecam.bus.democamera`);
+  (:mod:`tablecam.node.democamera`);
 - the **table node**: event store (SQLite WAL) -> engine -> bus (in-process,
   or a local Mosquitto with ``--mqtt``);
 - the **director station**: the bus into the dashboard's hub, served by
@@ -35,14 +35,14 @@ import threading
 import time
 from typing import Any, Callable
 
+from ..bus import make_bus
+from ..bus.base import Bus
+from ..bus.station import Station
+from ..bus.stationlink import health_to_hub
 from ..cards import Seat
-from ..node import TableNode
 from ..store import EventStore
-from . import make_bus
-from .base import Bus
 from .sources import SimulatedTable
-from .station import Station
-from .stationlink import health_to_hub
+from .tablenode import TableNode
 
 # The same rules as config/mosquitto/mosquitto.acl (a test keeps them equal), so
 # `tablecam demo --mqtt` works with nothing but the package installed.

@@ -11,7 +11,7 @@ Shared by ``tablecam run`` (one table, from its config) and ``tablecam demo``
   ``deal`` events for the node;
 - :class:`SimulatedTable`: a whole simulated table (deals through a
   :class:`LiveShoe`, calls as an operator would enter them, plays from the
-  simulator or from the camera path of :mod:`tablecam.bus.democamera`);
+  simulator or from the camera path of :mod:`tablecam.node.democamera`);
 - :class:`CameraReader`: a real camera (device, file, RTSP/HTTP URL) through
   the camera pipeline, fused with the hands the shoe dealt.
 """
@@ -25,7 +25,7 @@ import threading
 import time
 from typing import Any, Callable
 
-from ..node import TableNode, to_item
+from .tablenode import TableNode, to_item
 
 
 def log(msg: str) -> None:
