@@ -106,6 +106,24 @@ def test_simulation_is_reproducible_from_its_seed(game):
     assert a != [nordic.simulate_board(game, b, 10, rate=0.5) for b in range(1, 6)]
 
 
+def test_vira_deals_stay_the_same_for_the_same_seed():
+    """The simulated Vira table's deals (each irregularity, eight boards) are pinned by their digest.
+
+    ``complete_deal`` builds them; its options were grouped (``DealSetup``,
+    ``Slip``) without changing a single event, and a later change to the
+    deal, the purchase or the card play that does shows here (the Vira test
+    logs are pinned by ``tests/data/vira``, see test_vira_replay.py).
+    """
+    import hashlib
+
+    from tablecam.sim import vira
+
+    deals = [vira.simulate_board(b, seed=b * 7 + 3, irregularity=i) for b in range(1, 9)
+             for i in (None, *vira.IRREGULARITIES)]
+    text = json.dumps(deals, sort_keys=True, ensure_ascii=False)
+    assert hashlib.sha256(text.encode()).hexdigest() == "46275b92ea2e1a5c90543bff52a54330f4cd45d329349d8f597f49917883e927"
+
+
 def test_dealer_rotates_and_vira_names_who_sits_out():
     for game in nordic.GAMES:
         dealers = [nordic.simulate_board(game, b, 1, rate=0)[0]["dealer"] for b in range(1, 9)]

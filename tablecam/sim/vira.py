@@ -24,7 +24,7 @@ import random
 from typing import Any
 
 from ..cards import Card, Seat, shuffled_deck
-from .vira_deals import complete_deal, deal_order
+from .vira_deals import DealSetup, Slip, complete_deal, deal_order
 
 IRREGULARITIES = ("revoke", "revoke_corrected", "bid_out_of_turn", "face_up_in_deal", "lead_out_of_turn")
 """What can go wrong once in a simulated deal (SM 2025 J.3-J.6, F.5, E.4, J.1)."""
@@ -143,14 +143,13 @@ def simulate_board(board: int, seed: int = 1, irregularity: str | None = "random
             n = min(left, side[s], rng.randint(1, 4))
             buys[s] = n
             left -= n
-    kw: dict[str, Any] = {}
+    slip = Slip()
     if irregularity in ("revoke", "revoke_corrected"):
-        kw = {"revoke_at": rng.randint(2, 9), "correct": irregularity == "revoke_corrected"}
+        slip = Slip(revoke_at=rng.randint(2, 9), corrected=irregularity == "revoke_corrected")
     elif irregularity == "lead_out_of_turn":
-        kw = {"out_of_turn_at": rng.randint(2, 10), "correct": rng.random() < 0.5}
+        slip = Slip(out_of_turn_at=rng.randint(2, 10), corrected=rng.random() < 0.5)
+    extra = {k2: v for k2, v in head.items() if k2 not in ("board", "dealer", "players", "sit_out", "pack")}
+    setup = DealSetup(board=board, players="NESW", sit_out=sit_out, pack=head["pack"], deck=deck, extra=extra)
     events += complete_deal(0, dealer=str(dealer), bids=bids, trump=trump, first_suit=rng.choice("SHDC"),
-                            buys=buys, board=board, players="NESW", sit_out=sit_out, pack=head["pack"],
-                            deck=deck, extra_board={k2: v for k2, v in head.items()
-                                                    if k2 not in ("board", "dealer", "players", "sit_out", "pack")},
-                            **kw)
+                            buys=buys, setup=setup, slip=slip)
     return events

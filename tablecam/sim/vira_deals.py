@@ -15,7 +15,8 @@ change one line, the way a real table goes wrong once.
 
 from __future__ import annotations
 
-from typing import Any, Iterable
+from dataclasses import dataclass
+from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from ..cards import Card, Seat, parse_seat, shuffled_deck
 from ..engine import Table
@@ -68,34 +69,66 @@ def _play_strategy(hand: list[Card], legal: list[Card], trick: list[tuple[Seat, 
     return min(legal, key=lambda c: (c.suit == trump, rank(c)))
 
 
-def complete_deal(seed: int, dealer: str = "N", bids: Iterable[tuple[str, str]] = (), trump: str | None = None,
-                  first_suit: str | None = None, buys: dict[str, int] | None = None, board: int = 1,
-                  players: str = "NESW", sit_out: str | None = None, pack: str = "red",
-                  contract: str | None = None, show: bool = False, end: bool = True,
-                  extra_board: dict[str, Any] | None = None, revoke_at: int | None = None,
-                  correct: bool = True, out_of_turn_at: int | None = None,
-                  deck: list[Card] | None = None, buy_order: list[str] | None = None,
-                  turned: int | None = None,
-                  deal_hook: Any = None) -> list[dict[str, Any]]:
+@dataclass(frozen=True)
+class DealSetup:
+    """The board event and the deal: which board, who plays, which pack, which cards.
+
+    ``sit_out``: at a four-player table, the player who sits out (default:
+    the dealer's right-hand neighbour); ``extra``: more fields for the board
+    event; ``deck``: the pack in dealing order instead of the seed's shuffle;
+    ``deal_hook``: called with the deal events to change them in place (a
+    dealing error for a test log).
+    """
+
+    board: int = 1
+    players: str = "NESW"
+    sit_out: str | None = None
+    pack: str = "red"
+    extra: Mapping[str, Any] | None = None
+    deck: Sequence[Card] | None = None
+    deal_hook: Callable[[list[dict[str, Any]]], None] | None = None
+
+
+@dataclass(frozen=True)
+class Slip:
+    """One irregularity in the play, the way a table goes wrong once.
+
+    ``revoke_at`` / ``out_of_turn_at``: from this trick (1-based) on, the
+    first chance a player has to revoke, or to lead out of turn, he takes;
+    ``corrected``: the card is taken back at once, else it stays played.
+    """
+
+    revoke_at: int | None = None
+    out_of_turn_at: int | None = None
+    corrected: bool = True
+
+
+def complete_deal(seed: int, *, dealer: str = "N", bids: Iterable[tuple[str, str]] = (), trump: str | None = None,
+                  first_suit: str | None = None, buys: dict[str, Any] | None = None, contract: str | None = None,
+                  turned: int | None = None, buy_order: list[str] | None = None, show: bool = False,
+                  setup: DealSetup = DealSetup(), slip: Slip = Slip()) -> list[dict[str, Any]]:
     """A whole legal deal as JSON-ready event dicts (see the module doctest).
 
-    ``buys``: seat -> cards bought (and discarded), or ``(discarded, bought)``.
-    ``revoke_at`` / ``out_of_turn_at``: the trick where one player revokes or
-    leads out of turn (then ``correct``: taken back at once, or left).
+    ``bids``: (seat, bid) in order; ``contract``: the name the declarer
+    chooses (gask, vingel); ``trump``, with ``turned`` talong cards shown;
+    ``buys``: seat -> cards bought (and discarded), or ``(discarded,
+    bought)``, in ``buy_order`` (default: declarer, then left, then right);
+    ``show``: the declarer shows his hand (open misär).
     """
+    board, players, sit_out, pack = setup.board, setup.players, setup.sit_out, setup.pack
     evs: list[dict[str, Any]] = [{"type": "board", "game": "vira", "board": board, "dealer": dealer,
-                                  "players": players, "pack": pack, **(extra_board or {})}]
+                                  "players": players, "pack": pack, **(setup.extra or {})}]
     if sit_out:
         evs[0]["sit_out"] = sit_out
     if first_suit:
         evs.append({"type": "first_suit", "suit": first_suit})
-    if deck is None:
+    if setup.deck is None:
         evs += deal_events(seed, dealer, players, sit_out, pack)
     else:
         evs += [{"type": "deal", "to": to, "card": str(c), "source": "shoe"}
-                for to, c in zip(deal_order(dealer, players, sit_out), deck)]
-    if deal_hook is not None:
-        deal_hook([e for e in evs if e["type"] == "deal"])
+                for to, c in zip(deal_order(dealer, players, sit_out), setup.deck)]
+    if setup.deal_hook is not None:
+        setup.deal_hook([e for e in evs if e["type"] == "deal"])
     declarer = None
     for seat, bid in bids:
         evs.append({"type": "bid", "seat": seat, "bid": bid})
@@ -161,26 +194,25 @@ def complete_deal(seed: int, dealer: str = "N", bids: Iterable[tuple[str, str]] 
         legal = [c for c in hand if c.suit == led] if led else list(hand)
         legal = legal or list(hand)
         card = _play_strategy(hand, legal, cur, b.trump, misar)
-        if out_of_turn_at is not None and number >= out_of_turn_at and not cur and not done_oot:
+        if slip.out_of_turn_at is not None and number >= slip.out_of_turn_at and not cur and not done_oot:
             done_oot = True
             wrong = b.next_active(seat)
             bad = _play_strategy(b.hands[wrong], list(b.hands[wrong]), [], b.trump, misar)
             emit({"type": "play", "seat": str(wrong), "card": str(bad), "source": "camera"})
-            if correct:
+            if slip.corrected:
                 emit({"type": "retract", "seat": str(wrong), "card": str(bad), "source": "camera"})
             else:
                 continue
-        if revoke_at is not None and number >= revoke_at and cur and not done_revoke:
+        if slip.revoke_at is not None and number >= slip.revoke_at and cur and not done_revoke:
             others = [c for c in hand if c.suit != led]
             if led and others and len(legal) < len(hand) and legal and legal[0].suit == led:
                 done_revoke = True
                 bad = min(others, key=lambda c: 12 - c.rank_index)
                 emit({"type": "play", "seat": str(seat), "card": str(bad), "source": "camera"})
-                if correct:
+                if slip.corrected:
                     emit({"type": "retract", "seat": str(seat), "card": str(bad), "source": "operator"})
                 else:
                     continue
         emit({"type": "play", "seat": str(seat), "card": str(card), "source": "camera"})
-    if end:
-        evs.append({"type": "end"})
+    evs.append({"type": "end"})
     return evs

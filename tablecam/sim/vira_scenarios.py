@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 from typing import Any, Callable
 
-from .vira_deals import complete_deal
+from .vira_deals import DealSetup, Slip, complete_deal
 
 Log = list[dict[str, Any]]
 
@@ -50,7 +50,7 @@ def _blue_back(deals: Log) -> None:
 
 
 def e2_deal_order() -> Log:
-    return _eight(HEMMA, deal_hook=_swap_3_4)
+    return _eight(HEMMA, setup=DealSetup(deal_hook=_swap_3_4))
 
 
 def e4_face_up() -> Log:
@@ -60,7 +60,7 @@ def e4_face_up() -> Log:
 
 
 def e5_other_pack() -> Log:
-    return _eight(HEMMA, deal_hook=_blue_back)
+    return _eight(HEMMA, setup=DealSetup(deal_hook=_blue_back))
 
 
 def e5_duplicate() -> Log:
@@ -103,7 +103,7 @@ SCENARIOS: dict[str, Callable[[], Log]] = {
     "vira-8-spel-bet": lambda: _eight(BET),
     "vira-8-spel-kodilj": lambda: _eight(KODILJ),
     "vira-3-players-kopmisar": lambda: complete_deal(
-        KOPMISAR, dealer="E", players="NES", bids=[("S", "Köpmisär på 2"), ("N", "pass"), ("E", "pass")],
+        KOPMISAR, dealer="E", setup=DealSetup(players="NES"), bids=[("S", "Köpmisär på 2"), ("N", "pass"), ("E", "pass")],
         buys={"S": (3, 2), "N": (1, 0), "E": (1, 0)}),
     "vira-solo-grande-misar-ouverte": lambda: complete_deal(
         SOLOMISAR, dealer="N", bids=[("E", "Solo grande misär ouverte"), ("S", "pass"), ("N", "pass")], show=True),
@@ -155,22 +155,22 @@ SCENARIOS: dict[str, Callable[[], Log]] = {
     "vira-H4-defender-felekartering": lambda: _eight(HEMMA, buys={"E": 3, "S": (2, 1), "N": 2}),
     "vira-H5-both-felekartering": lambda: _eight(HEMMA, buys={"E": (3, 4), "S": (2, 1), "N": 2}),
     # J: play
-    "vira-J1-lead-out-of-turn-corrected": lambda: _eight(HEMMA, out_of_turn_at=4, correct=True),
-    "vira-J1-lead-out-of-turn-established": lambda: _eight(HEMMA, out_of_turn_at=4, correct=False),
-    "vira-J3-revoke-corrected": lambda: _eight(HEMMA, revoke_at=3, correct=True),
-    "vira-J6-revoke-established": lambda: _eight(HEMMA, revoke_at=3, correct=False),
+    "vira-J1-lead-out-of-turn-corrected": lambda: _eight(HEMMA, slip=Slip(out_of_turn_at=4, corrected=True)),
+    "vira-J1-lead-out-of-turn-established": lambda: _eight(HEMMA, slip=Slip(out_of_turn_at=4, corrected=False)),
+    "vira-J3-revoke-corrected": lambda: _eight(HEMMA, slip=Slip(revoke_at=3, corrected=True)),
+    "vira-J6-revoke-established": lambda: _eight(HEMMA, slip=Slip(revoke_at=3, corrected=False)),
 }
 
 
 def party() -> Log:
     """L: four deals of one party at a four-player table (the dealer rotates)."""
     log: Log = []
-    log += _eight(HEMMA, board=1)
-    log += complete_deal(BET, dealer="E", board=2, bids=[("S", "8-spel"), ("W", "pass"), ("E", "pass")],
+    log += _eight(HEMMA)
+    log += complete_deal(BET, dealer="E", setup=DealSetup(board=2), bids=[("S", "8-spel"), ("W", "pass"), ("E", "pass")],
                          trump="H", first_suit="D", buys={"S": 3, "W": 2, "E": 2})
-    log += complete_deal(KODILJ, dealer="S", board=3, bids=[("W", "7-spel"), ("N", "pass"), ("S", "pass")],
+    log += complete_deal(KODILJ, dealer="S", setup=DealSetup(board=3), bids=[("W", "7-spel"), ("N", "pass"), ("S", "pass")],
                          trump="C", first_suit="C", buys={"W": 3, "N": 2, "S": 2})
-    log += complete_deal(SOLOMISAR, dealer="W", board=4, bids=[("N", "Solo grande misär ouverte"), ("E", "pass"),
+    log += complete_deal(SOLOMISAR, dealer="W", setup=DealSetup(board=4), bids=[("N", "Solo grande misär ouverte"), ("E", "pass"),
                                                                 ("W", "pass")], show=True)
     return log
 
