@@ -284,6 +284,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--only", help="comma-separated video indices (0-39)")
     ap.add_argument("--tricks", type=int, help="cap every video at this many tricks: the same 40 conditions, "
                                                "fewer events (a full run takes hours on 2 cores)")
+    ap.add_argument("--seed-offset", type=int, default=0,
+                    help="the same conditions with other deals and scenes (seed + N): tune on these, "
+                         "judge on the fixed set (offset 0)")
     ap.add_argument("--render-only", action="store_true", help="render (cache) the videos and stop")
     ap.add_argument("--no-baseline", action="store_true", help="skip the classic-look baseline videos")
     ap.add_argument("--cache", default=str(CACHE))
@@ -308,6 +311,10 @@ def main(argv: list[str] | None = None) -> int:
         from dataclasses import replace
 
         specs = [replace(s, tricks=min(s.tricks, args.tricks)) for s in specs]
+    if args.seed_offset:
+        from dataclasses import replace
+
+        specs = [replace(s, seed=s.seed + args.seed_offset, name=f"{s.name}-s{args.seed_offset}") for s in specs]
     cache = Path(args.cache)
     baseline = [] if args.no_baseline else [classic_of(s) for s in specs[::4]]
     if args.cheap_first:

@@ -158,6 +158,56 @@ class Lens:
         _, K, dist, _, _ = cv2.calibrateCamera(objs, imgs, size, None, None)
         return cls(K, dist.ravel(), (int(size[0]), int(size[1])))
 
+    @classmethod
+    def from_markers(cls, image_bgr: np.ndarray, geometry: "TableGeometry") -> tuple["Lens", float, float]:
+        """A wide-angle lens's barrel from the four table corner markers in one frame.
+
+        Why it can be done without a checkerboard: a straight homography puts
+        the four markers where they are but then predicts each marker's size
+        and slant from its neighbours; through a barrel lens the markers near
+        the corners of the view come out squeezed and bent, and that misfit
+        is what the lens term takes out.  One unknown is fitted: the
+        one-parameter *division* model (Fitzgibbon's; a pixel at radius
+        ``r`` looks along ``r / (1 + lam r^2)``), good over the whole view
+        of a wide lens where OpenCV's polynomial needs several terms.  The
+        principal point is taken at the image centre and the focal length at
+        a 90-degree view (with one radial term any focal gives the same
+        pixel map with a rescaled ``lam``).  The result is handed on as
+        OpenCV coefficients (k1, k2, k3) fitted to that model over the frame.
+
+        Returns the lens and the markers' fit (mean mm) without and with it;
+        raises ``ValueError`` when not all four markers are seen."""
+        found = detect_markers(image_bgr, geometry)
+        if len(found) < 4:
+            raise ValueError(f"saw {len(found)} of the 4 corner markers ({sorted(found)}); a lens fit needs all four")
+        src = np.concatenate([found[i] for i in sorted(found)])
+        dst = np.concatenate([geometry.marker_corners_mm(i) for i in sorted(found)])
+        h, w = image_bgr.shape[:2]
+        f = w / 2.0
+        c = np.array([w / 2.0, h / 2.0])
+
+        def misfit(lam: float) -> float:
+            n = (src - c) / f
+            return _homography_fit(n / (1 + lam * (n * n).sum(1, keepdims=True)) * f + c, dst)[1]
+
+        grid = np.linspace(-0.6, 0.2, 33)
+        errs = [misfit(v) for v in grid]
+        i = int(np.argmin(errs))
+        lo, hi = grid[max(0, i - 1)], grid[min(len(grid) - 1, i + 1)]
+        g = (np.sqrt(5) - 1) / 2
+        for _ in range(30):                      # golden section on the bracket
+            a, b = hi - g * (hi - lo), lo + g * (hi - lo)
+            if misfit(a) < misfit(b):
+                hi = b
+            else:
+                lo = a
+        lam = float((lo + hi) / 2)
+        # OpenCV's r_d = r_u (1 + k1 r_u^2 + k2 r_u^4 + k3 r_u^6), fitted to the division model
+        rd = np.linspace(1e-3, float(np.hypot(*c)) / f, 200)
+        ru = rd / (1 + lam * rd ** 2)
+        k1, k2, k3 = np.linalg.lstsq(np.stack([ru ** 3, ru ** 5, ru ** 7], 1), rd - ru, rcond=None)[0]
+        K = np.array([[f, 0, c[0]], [0, f, c[1]], [0, 0, 1]], np.float64)
+        return cls(K, np.array([k1, k2, 0, 0, k3], np.float64), (w, h)), misfit(0.0), misfit(lam)
 
 @dataclass
 class Calibration:
@@ -295,6 +345,40 @@ class Calibration:
     @classmethod
     def load(cls, path: str | Path) -> "Calibration":
         return cls.from_dict(json.loads(Path(path).read_text()))
+
+
+BENT_MM = 1.5
+"""The markers' straight fit (mean mm) above which a view is taken to be seen through a bent lens."""
+
+
+def lens_if_bent(image_bgr: np.ndarray, geometry: TableGeometry, bent_mm: float = BENT_MM) -> Lens | None:
+    """The lens fitted to the corner markers (:meth:`Lens.from_markers`) when the view needs one.
+
+    A camera set up without a ``[lens]`` may still look through a wide-angle
+    lens: the table's inside is then 10-25 mm off where a straight homography
+    puts it, enough to cut cards askew.  The fitted lens is taken when the
+    straight fit is worse than ``bent_mm`` and the lens at least halves it;
+    otherwise (a normal lens, a frame with a marker covered) None.
+
+    >>> lens_if_bent(np.full((480, 640, 3), 90, np.uint8), TableGeometry()) is None
+    True
+    """
+    try:
+        lens, plain, fitted = Lens.from_markers(image_bgr, geometry)
+    except ValueError:
+        return None
+    return lens if plain > bent_mm and fitted < 0.5 * plain else None
+
+
+def _homography_fit(src: np.ndarray, dst: np.ndarray) -> tuple[np.ndarray, float]:
+    """The least-squares homography ``src`` -> ``dst`` and its mean error (``dst`` units)."""
+    import cv2
+
+    H, _ = cv2.findHomography(np.asarray(src, np.float64), np.asarray(dst, np.float64), 0)
+    if H is None:
+        raise ValueError("markers found but no homography fits them")
+    proj = cv2.perspectiveTransform(np.asarray(src, np.float64).reshape(-1, 1, 2), H).reshape(-1, 2)
+    return H, float(np.sqrt(((proj - dst) ** 2).sum(1)).mean())
 
 
 def detect_markers(image_bgr: np.ndarray, geometry: TableGeometry) -> dict[int, np.ndarray]:

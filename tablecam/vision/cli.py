@@ -62,6 +62,9 @@ def register(sub: Any) -> None:
                    help="calibrate a wide-angle lens instead: --source is a video or a folder of images of a "
                         "printed checkerboard with this many inner corners (e.g. 9x6); writes --lens-out")
     k.add_argument("--square-mm", type=float, default=25.0, help="the checkerboard's square side")
+    k.add_argument("--lens-from-markers", action="store_true",
+                   help="fit a wide-angle lens to the four corner markers in the first frame of --source that "
+                        "shows them all (no checkerboard needed); writes --lens-out")
     k.add_argument("--lens-out", help="where the lens JSON goes ([lens] file = ... in the camera config)")
     k.set_defaults(func=cmd_calibrate)
 
@@ -215,6 +218,43 @@ def _calibrate_lens(args: argparse.Namespace) -> int:
     return 0
 
 
+def _lens_from_markers(args: argparse.Namespace, cfg: Any) -> int:
+    """``--lens-from-markers``: the lens's barrel from the table's own corner markers."""
+    import cv2
+
+    from .calibrate import Lens
+    from .camera import FrameSource
+
+    if not args.source or not args.lens_out:
+        print("tablecam calibrate: --lens-from-markers needs --source and --lens-out", file=sys.stderr)
+        return 2
+    err = "no frame could be read"
+    try:
+        img = cv2.imread(args.source) if args.source.lower().endswith((".png", ".jpg", ".jpeg", ".bmp")) else None
+        frames = [img] if img is not None else None
+        if frames is None:
+            with FrameSource(args.source, log=None) as src:
+                frames = []
+                for f in src:
+                    frames.append(f.image)
+                    if len(frames) > cfg.calibration.search_frames:
+                        break
+        for image in frames:
+            try:
+                lens, plain, fitted = Lens.from_markers(image, cfg.geometry)
+            except ValueError as e:
+                err = str(e)
+                continue
+            lens.save(args.lens_out)
+            print(json.dumps({**lens.to_dict(), "markers_mm_straight": round(plain, 2),
+                              "markers_mm_with_lens": round(fitted, 2)}))
+            return 0
+    except (OSError, ValueError) as e:
+        err = str(e)
+    print(f"tablecam calibrate: {err}", file=sys.stderr)
+    return 1
+
+
 def cmd_calibrate(args: argparse.Namespace) -> int:
     import cv2
 
@@ -229,6 +269,8 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
     did = False
     if args.checkerboard:
         return _calibrate_lens(args)
+    if args.lens_from_markers:
+        return _lens_from_markers(args, cfg)
     if args.print_markers:
         sheet = marker_sheet(cfg.geometry, args.dpi)
         if not cv2.imwrite(args.print_markers, sheet):

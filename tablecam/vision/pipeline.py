@@ -49,7 +49,7 @@ from ..events import Event
 from ..findings import Finding
 from .bidcards import SURE as BID_SURE
 from .bidding import BiddingWatcher
-from .calibrate import Calibration, Lens
+from .calibrate import Calibration, Lens, lens_if_bent
 from .camera import Frame
 from .fusion import HandBook, probs_dict
 from .tracker import Gone, Placed, Rest, StabilityTracker, order_quad
@@ -260,6 +260,8 @@ class CameraPipeline:
                 self._cal_tries += 1
                 every = 1 if self._cal_tries <= c.search_frames else 25
                 if self._cal_tries % every == 0:
+                    if self.lens is None and c.fit_lens:
+                        self.lens = lens_if_bent(frame.image, self.cfg.geometry)   # a wide lens nobody measured
                     self.cal = Calibration.from_aruco(frame.image, self.cfg.geometry, lens=self.lens)
         except (ValueError, KeyError, OSError) as e:
             if method != "aruco":

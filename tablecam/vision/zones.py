@@ -99,6 +99,8 @@ class CalibrationSection(_Strict):
     search_frames: int = Field(100, ge=1)
     recheck_s: float = 5.0
     recheck_mm: float = Field(4.0, gt=0)
+    fit_lens: bool = Field(True, description="with no [lens]: fit a wide-angle lens to the corner markers "
+                                             "when the straight fit is off by more than 1.5 mm")
 
     @model_validator(mode="after")
     def _complete(self) -> "CalibrationSection":
