@@ -589,7 +589,7 @@ class CameraPipeline:
                 faces = {c: v / total for c, v in held.items()}
         return sorted(faces.items(), key=lambda kv: -kv[1])[:CANDIDATES]
 
-    def _on_table(self, card: str, but: Placed) -> Placed | None:
+    def _on_table(self, card: str, but: Placed | None) -> Placed | None:
         """The card already lying elsewhere on the table (one card is never two)."""
         return next((p for p in self.tracker.placed if p is not but and p.info.get("card") == card
                      and p.info.get("kind") in ("play", "expose")), None)
@@ -665,7 +665,12 @@ class CameraPipeline:
                 card, conf, uncertain = parse_card(seen[0]), max(conf, self.cfg.uncertain_below), False
         out: list[Event | Finding] = []
         extra: dict[str, Any] = {}
-        if self.hands is not None and self.hands.known and not uncertain:
+        # a card surely read that already lies on the table (this seat's card to the trick, or
+        # exposed): that card seen again - the shoe's "already played" does not apply to it
+        again = not uncertain and conf >= self.cfg.uncertain_below and (
+            self._on_table(str(card), None) is not None
+            or any(p["seat"] == seat and p["card"] == card for p in self.trick))
+        if self.hands is not None and self.hands.known and not uncertain and not again:
             led = None
             if zone.kind != "expose" and self.game in FOLLOW_SUIT and self.trick:
                 first = self.trick[0]

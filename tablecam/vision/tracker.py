@@ -52,6 +52,9 @@ Look = Callable[[], list[tuple[float, float, float, float, float]]]
 REF_W, REF_H = 20, 28
 """Size of a placed card's look kept to tell it is still there (grey, rectified)."""
 
+SAME_LOOK = 0.8
+"""Correlation with a placed card's look from which a card found again where it lies is that card."""
+
 
 def box_iou(a: BoxT, b: BoxT) -> float:
     """Overlap of two axis-aligned boxes (intersection over union).
@@ -266,6 +269,8 @@ class StabilityTracker:
     def _rest(self, view: np.ndarray, t: Track) -> Rest | None:
         """A box at rest: the newest card in it, or None when it is a card already placed."""
         changed = self._changed_card(view, t.box)
+        if changed is not None and self._seen_again(changed) is not None:
+            return None          # a card placed lately, found again before the scene at rest took it in
         if changed is not None:
             return Rest(changed, [changed] + self._fitted(view, t.box, changed), t.box, t.conf,
                         t.first_ts, t.first_frame, True)
@@ -275,6 +280,23 @@ class StabilityTracker:
         if not quads:
             return None
         return Rest(quads[0], quads, t.box, t.conf, t.first_ts, t.first_frame, False)
+
+    def _seen_again(self, quad: np.ndarray) -> Placed | None:
+        """The placed card this changed patch is, when it lies where that card lies and still looks like it.
+
+        Why: the scene at rest takes a card in only once it has been still
+        for ``absorb`` frames; a hand passing over it sooner, or the
+        localiser's box jumping, starts a new track over it, and the patch
+        still differs from the scene at rest.  A card laid on it since (a
+        face on a back turned in place, the next card on a pile) looks
+        otherwise, so it is read."""
+        if self.grey is None:
+            return None
+        b = quad_box(quad)
+        for p in self.placed:
+            if box_iou(p.box, b) >= 0.6 and looks_alike(_grey_patch(self.grey, p.quad_view), p.ref) >= SAME_LOOK:
+                return p
+        return None
 
     @staticmethod
     def _inside(a: BoxT, b: BoxT) -> bool:
