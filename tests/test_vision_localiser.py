@@ -125,8 +125,10 @@ def test_localiser_dataset_mixes_renders_and_the_real_train_split(tmp_path):
     """Two rendered scenes plus the real train split (never the test split),
     YOLO labels beside every image, a validation set cut from train."""
     from tablecam.training.locdata import build_dataset
+    from tablecam.training.recipes import LocDataRecipe
 
-    res = build_dataset(tmp_path / "ds", n_synth=2, seed=3, real_val=5, real_repeat=1, workers=1, progress=False)
+    res = build_dataset(tmp_path / "ds", LocDataRecipe(renders=2, seed=3, real_val=5, real_repeat=1), workers=1,
+                        progress=False)
     assert res["synth"] == 2 and res["real_val"] == 5 and res["real_backgrounds"] > 50
     imgs = sorted((tmp_path / "ds" / "train" / "images").iterdir())
     assert len(imgs) == 2 + res["real_train"]
@@ -147,11 +149,14 @@ def test_a_later_localiser_stage_draws_new_fuller_scenes_over_the_same_real_spli
     """``scenes_seed`` changes the renders and not which real photos are
     held back for tuning; ``cards`` sets how many cards a scene holds (every
     card boxed, a covered one too)."""
-    from tablecam.training.locdata import build_dataset
+    from dataclasses import replace
 
-    kw = dict(n_synth=2, seed=3, real_val=5, real_repeat=1, workers=1, progress=False)
-    a = build_dataset(tmp_path / "a", **kw)
-    b = build_dataset(tmp_path / "b", scenes_seed=4, cards=(3, 4), **kw)
+    from tablecam.training.locdata import build_dataset
+    from tablecam.training.recipes import LocDataRecipe
+
+    first = LocDataRecipe(renders=2, seed=3, real_val=5, real_repeat=1)
+    a = build_dataset(tmp_path / "a", first, workers=1, progress=False)
+    b = build_dataset(tmp_path / "b", replace(first, scenes_seed=4, cards=(3, 4)), workers=1, progress=False)
     assert b["scenes_seed"] == 4 and b["cards"] == [3, 4] and a["scenes_seed"] == 3
     assert sorted(p.name for p in (tmp_path / "a" / "val" / "images").iterdir()) == \
         sorted(p.name for p in (tmp_path / "b" / "val" / "images").iterdir())

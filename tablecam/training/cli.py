@@ -147,11 +147,13 @@ def cmd_synth(args) -> int:
 
 def cmd_locdata(args) -> int:
     from .locdata import build_dataset
+    from .recipes import LocDataRecipe
 
-    res = build_dataset(Path(args.out), n_synth=args.synth, seed=args.seed, real_val=args.real_val,
-                        real_repeat=args.real_repeat, workers=args.workers, fmt=args.format,
-                        scenes_seed=args.scenes_seed, cards=tuple(int(v) for v in args.cards.split(",")),
-                        back_share=args.back_share, generated=args.generated)
+    low, high = (int(v) for v in args.cards.split(","))
+    recipe = LocDataRecipe(renders=args.synth, seed=args.seed, real_val=args.real_val, real_repeat=args.real_repeat,
+                           fmt=args.format, scenes_seed=args.scenes_seed, cards=(low, high),
+                           back_share=args.back_share, generated=args.generated)
+    res = build_dataset(Path(args.out), recipe, workers=args.workers)
     print(json.dumps(res))
     return 0
 
@@ -159,16 +161,17 @@ def cmd_locdata(args) -> int:
 def cmd_train_localiser(args) -> int:
     if not _training_venv("train-localiser", "ultralytics"):
         return 2
+    from .recipes import LocaliserRecipe
     from .train import export_localiser, train_localiser
 
     if args.export:
         res = export_localiser(Path(args.export), Path(args.out), args.imgsz)
         print(json.dumps(res))
         return 0
-    res = train_localiser(Path(args.data), Path(args.out), epochs=args.epochs, imgsz=args.imgsz, seed=args.seed,
-                          batch=args.batch, init=Path(args.init) if args.init else None, lr0=args.lr0,
-                          hours=args.time, model_yaml=args.model,
-                          transfer=Path(args.transfer) if args.transfer else None)
+    recipe = LocaliserRecipe(epochs=args.epochs, imgsz=args.imgsz, seed=args.seed, batch=args.batch, lr0=args.lr0,
+                             model=args.model, init=Path(args.init) if args.init else None,
+                             transfer=Path(args.transfer) if args.transfer else None, hours=args.time)
+    res = train_localiser(Path(args.data), Path(args.out), recipe)
     print(json.dumps(res))
     return 0
 
@@ -202,12 +205,13 @@ def cmd_average(args) -> int:
 def cmd_train_back_check(args) -> int:
     if not _training_venv("train-back-check"):
         return 2
+    from .recipes import BackCheckRecipe
     from .train import train_back_check
 
-    meta = train_back_check(Path(args.out), n=args.samples, epochs=args.epochs, seed=args.seed,
-                            threads=args.threads, width=args.width, generated=args.generated_decks,
-                            smoothing=args.smoothing, decoys=args.decoys, prints=args.prints,
-                            loose=args.loose, data_dir=Path(args.data_dir))
+    recipe = BackCheckRecipe(samples=args.samples, epochs=args.epochs, seed=args.seed, threads=args.threads,
+                             width=args.width, generated=args.generated_decks, smoothing=args.smoothing,
+                             decoys=args.decoys, prints=args.prints, loose=args.loose)
+    meta = train_back_check(Path(args.out), recipe, data_dir=Path(args.data_dir))
     print(json.dumps({"wall_seconds": meta["recipe"]["wall_seconds"], "history": meta["history"][-1]}))
     return 0
 
@@ -216,17 +220,18 @@ def cmd_train(args) -> int:
     if not _training_venv("train"):
         return 2
     from .designs import use_version
+    from .recipes import ClassifierRecipe
     from .train import train_classifier
 
     if args.design_version is not None:
         use_version(args.design_version)
-    meta = train_classifier(Path(args.out), n=args.samples, epochs=args.epochs, seed=args.seed,
-                            threads=args.threads, init=Path(args.init) if args.init else None,
-                            data_dir=Path(args.data_dir), lr=args.lr, width=args.width,
-                            data_seeds=[int(v) for v in args.data_seeds.split(",")] if args.data_seeds else None,
-                            generated=args.generated_decks, gray=args.gray, jitter=args.jitter,
-                            offcorner=args.offcorner, prints=args.prints, piles=args.piles,
-                            pile_seen=args.pile_seen, cables=args.cables, jokers=args.jokers,
-                            small=args.small)
+    recipe = ClassifierRecipe(
+        samples=args.samples, epochs=args.epochs, seed=args.seed, threads=args.threads, lr=args.lr, width=args.width,
+        init=Path(args.init) if args.init else None,
+        data_seeds=tuple(int(v) for v in args.data_seeds.split(",")) if args.data_seeds else None,
+        generated=args.generated_decks, gray=args.gray, jitter=args.jitter, offcorner=args.offcorner,
+        prints=args.prints, piles=args.piles, pile_seen=args.pile_seen, cables=args.cables, jokers=args.jokers,
+        small=args.small)
+    meta = train_classifier(Path(args.out), recipe, data_dir=Path(args.data_dir))
     print(json.dumps({"wall_seconds": meta["recipe"]["wall_seconds"], "history": meta["history"][-1]}))
     return 0

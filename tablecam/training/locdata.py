@@ -33,6 +33,8 @@ from pathlib import Path
 
 import numpy as np
 
+from .recipes import LocDataRecipe
+
 SIZES = [(640, 480), (480, 640), (640, 360), (512, 512)]
 # an index window is labelled when this share of it is uncovered (fmt "index")
 INDEX_SEEN = 0.6
@@ -250,31 +252,28 @@ def real_floors(seed: int = 0, real_val: int = 40) -> list[np.ndarray]:
     return [strip for img, gts in trained_on_photos(seed, real_val) for strip in _free_strips(img, gts)]
 
 
-def build_dataset(out: Path, n_synth: int = 800, seed: int = 0, real_root: Path | None = None,
-                  real_val: int = 40, real_repeat: int = 2, workers: int = 2, progress: bool = True,
-                  fmt: str = "detect", scenes_seed: int | None = None,
-                  cards: tuple[int, int] = (0, 7), back_share: float = 0.1, generated: int = 0) -> dict:
-    """Write ``out/{train,val}/{images,labels}`` and ``out/data.yaml``.
+def build_dataset(out: Path, recipe: LocDataRecipe = LocDataRecipe(), real_root: Path | None = None,
+                  workers: int = 2, progress: bool = True) -> dict:
+    """Write ``out/{train,val}/{images,labels}`` and ``out/data.yaml`` as
+    ``recipe`` says (:class:`~tablecam.training.recipes.LocDataRecipe`):
+    the real train photos (from ``real_root``, default the edje set) split
+    into train and validation, and rendered scenes on their card-free
+    strips.
 
-    ``fmt`` "detect": axis-aligned boxes; "obb": oriented card quads (the
-    real photos' quads from :func:`pseudo_quad`, read by the shipped
-    classifier), "index": the rank-and-suit index windows as oriented boxes
-    (class ``index``, :func:`~tablecam.vision.indexes.index_windows`: a rendered corner when at
-    least ``INDEX_SEEN`` of it is uncovered, a real one when it reads the
-    labelled rank, :func:`pseudo_windows`).  ``seed`` splits the real photos (keep 0: the tuning
-    photos must stay unseen); ``scenes_seed`` (default ``seed``) draws the
-    renders, so a later stage gets new scenes over the same split, and
-    ``cards`` is the range of cards a scene holds (more cards, more piles
-    and fans); ``back_share`` the share of rendered cards lying face down,
-    ``generated`` the generated training designs added to the decks drawn
-    (``faces.training_decks``: their backs are more backs to learn)."""
+    Labels by ``recipe.fmt``: "detect", axis-aligned boxes; "obb", oriented
+    card quads (the real photos' quads from :func:`pseudo_quad`, read by the
+    shipped classifier); "index", the rank-and-suit index windows as
+    oriented boxes (class ``index``,
+    :func:`~tablecam.vision.indexes.index_windows`: a rendered corner when
+    at least ``INDEX_SEEN`` of it is uncovered, a real one when it reads
+    the labelled rank, :func:`pseudo_windows`)."""
     import cv2
 
     from .evaluate import REAL_PHOTOS, read_voc
     from ..vision.proposals import box_iou
 
     real_root = Path(real_root or REAL_PHOTOS) / "train"
-    train_names, val_names = split_real_train(real_root, seed, real_val)
+    train_names, val_names = split_real_train(real_root, recipe.seed, recipe.real_val)
     if out.exists():
         shutil.rmtree(out)
     for part in ("train", "val"):
@@ -282,7 +281,7 @@ def build_dataset(out: Path, n_synth: int = 800, seed: int = 0, real_root: Path 
         (out / part / "labels").mkdir(parents=True)
     kept_out = {"train": 0, "val": 0}  # real photos left out of an index set
     reals: list[np.ndarray] = []  # card-free strips of the trained-on photos: backgrounds for the renders
-    for part, group, reps in (("train", train_names, real_repeat), ("val", val_names, 1)):
+    for part, group, reps in (("train", train_names, recipe.real_repeat), ("val", val_names, 1)):
         for n in group:
             img = cv2.imread(str(real_root / n))
             if img is None:
@@ -291,9 +290,9 @@ def build_dataset(out: Path, n_synth: int = 800, seed: int = 0, real_root: Path 
             gts = read_voc(os.path.splitext(real_root / n)[0] + ".xml")
             if part == "train":
                 reals += _free_strips(img, gts)
-            if fmt == "obb":
+            if recipe.fmt == "obb":
                 lab = yolo_obb_lines([pseudo_quad(img, b, r, _detector()) for r, b in gts], w, h)
-            elif fmt == "index":
+            elif recipe.fmt == "index":
                 boxes = [b for _, b in gts]
                 per_card = [pseudo_windows(img, b, r, _detector(),
                                            alone=not any(box_iou(b, o) > 0 for j, o in enumerate(boxes) if j != i))
@@ -304,24 +303,26 @@ def build_dataset(out: Path, n_synth: int = 800, seed: int = 0, real_root: Path 
                 lab = yolo_obb_lines([win for ws in per_card for win in ws], w, h)
             else:
                 lab = yolo_box_lines([b for _, b in gts], w, h)
-            for r in range(reps):
-                stem = f"real{r}_{os.path.splitext(n)[0]}"
+            for k in range(reps):
+                stem = f"real{k}_{os.path.splitext(n)[0]}"
                 shutil.copyfile(real_root / n, out / part / "images" / f"{stem}.jpg")
                 (out / part / "labels" / f"{stem}.txt").write_text(lab)
-    scenes_seed = seed if scenes_seed is None else scenes_seed
-    jobs = [(i, scenes_seed, out / "train", reals, fmt, tuple(cards), back_share, generated) for i in range(n_synth)]
+    scenes_seed = recipe.renders_seed
+    jobs = [(i, scenes_seed, out / "train", reals, recipe.fmt, tuple(recipe.cards), recipe.back_share,
+             recipe.generated) for i in range(recipe.renders)]
     if workers > 1:
         import multiprocessing as mp
 
         with mp.get_context("fork").Pool(workers) as pool:
-            done = list(_progress(pool.imap_unordered(render_one, jobs, chunksize=8), n_synth, progress))
+            done = list(_progress(pool.imap_unordered(render_one, jobs, chunksize=8), recipe.renders, progress))
     else:
-        done = list(_progress(map(render_one, jobs), n_synth, progress))
+        done = list(_progress(map(render_one, jobs), recipe.renders, progress))
     (out / "data.yaml").write_text(
-        f"path: {out.resolve()}\ntrain: train/images\nval: val/images\nnames:\n  0: {'index' if fmt == 'index' else 'card'}\n")
-    return {"synth": len(done), "real_train": (len(train_names) - kept_out["train"]) * real_repeat, "real_val": len(val_names),
-            "real_backgrounds": len(reals), "real_left_out": kept_out, "seed": seed, "scenes_seed": scenes_seed, "cards": list(cards),
-            "back_share": back_share, "generated": generated}
+        f"path: {out.resolve()}\ntrain: train/images\nval: val/images\nnames:\n  0: {'index' if recipe.fmt == 'index' else 'card'}\n")
+    return {"synth": len(done), "real_train": (len(train_names) - kept_out["train"]) * recipe.real_repeat,
+            "real_val": len(val_names), "real_backgrounds": len(reals), "real_left_out": kept_out, "seed": recipe.seed,
+            "scenes_seed": scenes_seed, "cards": list(recipe.cards), "back_share": recipe.back_share,
+            "generated": recipe.generated}
 
 
 @functools.lru_cache(maxsize=1)

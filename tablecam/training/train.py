@@ -24,6 +24,8 @@ from pathlib import Path
 
 import numpy as np
 
+from .recipes import BackCheckRecipe, ClassifierRecipe, LocaliserRecipe
+
 
 # apparent resolution of the ``small`` views, a share of the 250x350 face
 SMALL_SCALE = (0.25, 0.5)
@@ -169,85 +171,66 @@ def _fit(net, xt, yt, epochs: int, batch: int, lr: float, g, augment, smoothing:
     return history
 
 
-def train_classifier(out_dir: Path, n: int = 30000, epochs: int = 8, seed: int = 0, threads: int = 2,
-                     init: Path | None = None, data_dir: Path = Path("data"), batch: int = 128,
-                     lr: float = 3e-3, progress: bool = True, width: int = 16,
-                     data_seeds: list[int] | None = None, generated: int = 0, gray: float = 0.0,
-                     jitter: float = 0.0, offcorner: int = 0, prints: int = 0, piles: int = 0,
-                     pile_seen: float = 0.8, cables: int = 0, jokers: int = 0, small: int = 0) -> dict:
-    """Train (or fine-tune from ``init``) the corner classifier.
-
-    ``generated`` adds that many seeded deck designs (``designs.py``) to the
-    training decks; ``gray`` is the share of each batch shown without colour,
-    so a suit is told by its shape and a four-colour pack's blue diamond is
-    not read as a spade; ``jitter`` scales, turns and shifts each crop by up
-    to that fraction (a quad built from the localiser's box misses the
-    card's true corners by more than the classical localiser's does);
-    ``offcorner`` adds that many views through wrong quads, labelled
-    ``none``, so a loose quad is rejected rather than misread; ``prints``
-    that many views of printed matter (newspaper, book, flyer, grille),
-    labelled ``none``; ``piles`` that many corner views of cards in rendered
-    piles and fanned hands (``synth.pile_dataset``), a corner at least
-    ``pile_seen`` uncovered labelled with its card; ``cables`` that many views
-    of cards with a cable, pen or blade across the index (``synth.cable_dataset``);
-    ``jokers`` that many views of jokers drawn as the newest design version
-    draws them (``synth.joker_dataset``), whatever version the other sets are;
-    ``small`` that many views of cards seen small (``SMALL_SCALE``: 88-175 px
-    tall, the size of a card in a 1280x720 frame of a whole table), where
-    the index is a few pixels tall and the default views' 18-100% range
-    puts one view in eight."""
+def train_classifier(out_dir: Path, recipe: ClassifierRecipe = ClassifierRecipe(), data_dir: Path = Path("data"),
+                     progress: bool = True) -> dict:
+    """Train (or fine-tune from ``recipe.init``) the corner classifier as
+    ``recipe`` says (:class:`~tablecam.training.recipes.ClassifierRecipe`);
+    write ``card_classifier.pt``, ``.onnx`` and ``.json`` (classes, input,
+    the recipe and the history) to ``out_dir``; rendered sets are cached in
+    ``data_dir``."""
     import torch
 
     from ..vision.classify import CLASSES
     from .designs import VERSION, active_version, drawing
     from .synth import cable_dataset, corner_dataset, joker_dataset, offcorner_dataset, pile_dataset
 
+    r = recipe
     t0 = time.time()
-    torch.manual_seed(seed)
-    np.random.seed(seed)
-    torch.set_num_threads(threads)
+    torch.manual_seed(r.seed)
+    np.random.seed(r.seed)
+    torch.set_num_threads(r.threads)
     torch.use_deterministic_algorithms(True)
-    parts = [_dataset(n, s, data_dir, progress, generated) for s in (data_seeds or [seed])]
+    parts = [_dataset(r.samples, s, data_dir, progress, r.generated) for s in r.seeds]
     decks = parts[-1][2]
-    if offcorner:
-        parts.append((*_deck_views("offcorner", offcorner_dataset, offcorner, seed, data_dir, generated), decks))
-    if prints:
-        parts.append((*_prints(prints, seed, data_dir), decks))
-    if piles:
-        kind = "piles" if pile_seen == 0.8 else f"piles{pile_seen:g}"  # the earlier caches keep their names
-        make = functools.partial(pile_dataset, seen=pile_seen)
-        parts.append((*_deck_views(kind, make, piles, seed, data_dir, generated), decks))
-    if cables:
-        parts.append((*_deck_views("cables", cable_dataset, cables, seed, data_dir, generated), decks))
-    if small:
+    if r.offcorner:
+        parts.append((*_deck_views("offcorner", offcorner_dataset, r.offcorner, r.seed, data_dir, r.generated), decks))
+    if r.prints:
+        parts.append((*_prints(r.prints, r.seed, data_dir), decks))
+    if r.piles:
+        kind = "piles" if r.pile_seen == 0.8 else f"piles{r.pile_seen:g}"  # the earlier caches keep their names
+        make = functools.partial(pile_dataset, seen=r.pile_seen)
+        parts.append((*_deck_views(kind, make, r.piles, r.seed, data_dir, r.generated), decks))
+    if r.cables:
+        parts.append((*_deck_views("cables", cable_dataset, r.cables, r.seed, data_dir, r.generated), decks))
+    if r.small:
         make = functools.partial(corner_dataset, classes=CLASSES, scale=SMALL_SCALE)
         kind = f"small{SMALL_SCALE[0]:g}-{SMALL_SCALE[1]:g}"
-        parts.append((*_deck_views(kind, make, small, seed, data_dir, generated), decks))
-    if jokers:
+        parts.append((*_deck_views(kind, make, r.small, r.seed, data_dir, r.generated), decks))
+    if r.jokers:
         with drawing(VERSION):
-            parts.append((*_deck_views("jokers", joker_dataset, jokers, seed, data_dir, generated), decks))
+            parts.append((*_deck_views("jokers", joker_dataset, r.jokers, r.seed, data_dir, r.generated), decks))
     x = np.concatenate([p[0] for p in parts])
     y = np.concatenate([p[1] for p in parts])
     t_data = time.time() - t0
     xt = torch.from_numpy(x)
     yt = torch.from_numpy(y)
-    net = build_net(len(CLASSES), width)
-    if init:
-        net.load_state_dict(torch.load(init, map_location="cpu"))
-    g = torch.Generator().manual_seed(seed)
+    net = build_net(len(CLASSES), r.width)
+    if r.init:
+        net.load_state_dict(torch.load(r.init, map_location="cpu"))
+    g = torch.Generator().manual_seed(r.seed)
 
     def augment(xb):
         # small translations: the localiser's corner is never exact
         dx, dy = torch.randint(-3, 4, (2,), generator=g).tolist()
         xb = torch.roll(xb, shifts=(dy, dx), dims=(2, 3))
-        if jitter > 0:
-            xb = _affine_jitter(xb, jitter, g)
-        if gray > 0:
-            g_mask = torch.rand(len(xb), generator=g) < gray
+        if r.jitter > 0:
+            xb = _affine_jitter(xb, r.jitter, g)
+        if r.gray > 0:
+            g_mask = torch.rand(len(xb), generator=g) < r.gray
             xb[g_mask] = xb[g_mask].mean(dim=1, keepdim=True).expand(-1, 3, -1, -1)
         return xb
 
-    history = _fit(net, xt, yt, epochs, batch, lr, g, augment, progress=progress)
+    history = _fit(net, xt, yt, r.epochs, r.batch, r.lr, g, augment, progress=progress)
     out_dir.mkdir(parents=True, exist_ok=True)
     torch.save(net.state_dict(), out_dir / "card_classifier.pt")
     model_meta = _export_classifier(net.eval(), out_dir)
@@ -256,13 +239,13 @@ def train_classifier(out_dir: Path, n: int = 30000, epochs: int = 8, seed: int =
         **model_meta,
         "recipe": {
             "command": " ".join(sys.argv),
-            "samples": int(len(xt)), "epochs": epochs, "seed": seed, "threads": threads,
-            "data_seeds": data_seeds or [seed], "generated_decks": generated,
-            "design_version": active_version() if generated else None, "gray": gray, "jitter": jitter,
-            "offcorner": offcorner, "prints": prints, "piles": piles, "pile_seen": pile_seen,
-            "cables": cables, "jokers": jokers, "jokers_design_version": VERSION if jokers else None,
-            "small": small, "small_scale": SMALL_SCALE if small else None,
-            "batch": batch, "lr": lr, "width": width, "init": str(init) if init else None,
+            "samples": int(len(xt)), "epochs": r.epochs, "seed": r.seed, "threads": r.threads,
+            "data_seeds": r.seeds, "generated_decks": r.generated,
+            "design_version": active_version() if r.generated else None, "gray": r.gray, "jitter": r.jitter,
+            "offcorner": r.offcorner, "prints": r.prints, "piles": r.piles, "pile_seen": r.pile_seen,
+            "cables": r.cables, "jokers": r.jokers, "jokers_design_version": VERSION if r.jokers else None,
+            "small": r.small, "small_scale": SMALL_SCALE if r.small else None,
+            "batch": r.batch, "lr": r.lr, "width": r.width, "init": str(r.init) if r.init else None,
             "train_decks": decks, "data_seconds": round(t_data, 1), "wall_seconds": round(wall, 1),
             "torch": torch.__version__, "machine": platform.processor() or platform.machine(),
         },
@@ -294,25 +277,13 @@ def _to_onnx(net, path: Path, input_name: str, h: int, w: int) -> None:
                       dynamic_axes={input_name: {0: "n"}, "logits": {0: "n"}}, opset_version=17, dynamo=False)
 
 
-def train_back_check(out_dir: Path, n: int = 16000, epochs: int = 8, seed: int = 0, threads: int = 2,
-                     data_dir: Path = Path("data"), batch: int = 128, lr: float = 3e-3, width: int = 12,
-                     generated: int = 60, smoothing: float = 0.05, decoys: int = 1500, prints: int = 1000,
-                     loose: float = 0.5, progress: bool = True) -> dict:
-    """Train the whole-card back check (``backs.py``): ``n`` views of cards
-    in rendered scenes of the training decks and ``generated`` generated
-    designs (their backs), on the real train photos' floors, then export
-    ``back_check.onnx`` and its JSON (classes, input, recipe).
-
-    ``smoothing`` is the label smoothing: at 0.05 the check's P(back) stays
-    under about 0.97, so it lifts a back's read over the detector's main
-    floor for a back (0.9) but not over the floor of a back read under a
-    found card (0.97); trained without it, the check added false backs
-    (a court card, a back's misfitted quad) on the tuning scenes.
-    ``decoys`` adds that many views of what the localiser boxes on the
-    real train photos away from the cards (:func:`~tablecam.training.backdata.real_decoys`),
-    ``prints`` that many views of printed matter, both ``none``.
-    ``loose`` is the share of visible cards seen once more through a
-    rectangle off their outline, as a box gives it (:func:`~tablecam.training.backdata.loose_quad`)."""
+def train_back_check(out_dir: Path, recipe: BackCheckRecipe = BackCheckRecipe(), data_dir: Path = Path("data"),
+                     progress: bool = True) -> dict:
+    """Train the whole-card back check (``backs.py``) as ``recipe`` says
+    (:class:`~tablecam.training.recipes.BackCheckRecipe`: views of cards in
+    rendered scenes on the real train photos' floors, decoys and prints),
+    then export ``back_check.onnx`` and its JSON (classes, input, recipe)
+    to ``out_dir``; rendered views are cached in ``data_dir``."""
     import torch
 
     from ..vision.backs import BACK_CLASSES, VIEW_H, VIEW_W
@@ -320,39 +291,41 @@ def train_back_check(out_dir: Path, n: int = 16000, epochs: int = 8, seed: int =
     from .faces import training_decks
     from .locdata import real_floors
 
+    r = recipe
     t0 = time.time()
-    torch.manual_seed(seed)
-    np.random.seed(seed)
-    torch.set_num_threads(threads)
+    torch.manual_seed(r.seed)
+    np.random.seed(r.seed)
+    torch.set_num_threads(r.threads)
     torch.use_deterministic_algorithms(True)
-    decks = training_decks(generated)
-    kind = "backviews" + (f"-loose{loose:g}" if loose else "")
-    x, y = _cached(data_dir / _set_name(kind, n, seed, decks, generated),
-                   lambda: back_views(n, decks, seed=seed, reals=real_floors(), progress=progress, loose=loose))
+    decks = training_decks(r.generated)
+    kind = "backviews" + (f"-loose{r.loose:g}" if r.loose else "")
+    x, y = _cached(data_dir / _set_name(kind, r.samples, r.seed, decks, r.generated),
+                   lambda: back_views(r.samples, decks, seed=r.seed, reals=real_floors(), progress=progress,
+                                      loose=r.loose))
     none = BACK_CLASSES.index("none")
-    if decoys:
+    if r.decoys:
         from .backdata import real_decoys
 
-        d = real_decoys(decoys, seed=seed)
+        d = real_decoys(r.decoys, seed=r.seed)
         x, y = np.concatenate([x, d]), np.concatenate([y, np.full(len(d), none, np.int64)])
-    if prints:
+    if r.prints:
         from ..vision.backs import card_view
         from .synth import print_sample
 
-        rng = np.random.default_rng(seed)
-        p = np.stack([card_view(print_sample(rng)) for _ in range(prints)])
+        rng = np.random.default_rng(r.seed)
+        p = np.stack([card_view(print_sample(rng)) for _ in range(r.prints)])
         x, y = np.concatenate([x, p]), np.concatenate([y, np.full(len(p), none, np.int64)])
     t_data = time.time() - t0
     xt, yt = torch.from_numpy(x), torch.from_numpy(y)
-    net = build_net(len(BACK_CLASSES), width)
-    g = torch.Generator().manual_seed(seed)
+    net = build_net(len(BACK_CLASSES), r.width)
+    g = torch.Generator().manual_seed(r.seed)
 
     def either_way_up(xb):  # a card lies either way up
         flip = torch.rand(len(xb), generator=g) < 0.5
         xb[flip] = torch.flip(xb[flip], dims=(2, 3))
         return xb
 
-    history = _fit(net, xt, yt, epochs, batch, lr, g, either_way_up, smoothing=smoothing, progress=progress)
+    history = _fit(net, xt, yt, r.epochs, r.batch, r.lr, g, either_way_up, smoothing=r.smoothing, progress=progress)
     out_dir.mkdir(parents=True, exist_ok=True)
     net.eval()
     torch.save(net.state_dict(), out_dir / "back_check.pt")
@@ -360,8 +333,9 @@ def train_back_check(out_dir: Path, n: int = 16000, epochs: int = 8, seed: int =
     meta = {"classes": BACK_CLASSES,
             "input": {"shape": [3, VIEW_H, VIEW_W], "scale": "1/255", "channels": "BGR", "view": "whole card"},
             "recipe": {"command": " ".join(sys.argv), "samples": int(len(xt)), "labels": np.bincount(y, minlength=3).tolist(),
-                       "epochs": epochs, "seed": seed, "threads": threads, "generated_decks": generated,
-                       "smoothing": smoothing, "decoys": decoys, "prints": prints, "loose": loose, "batch": batch, "lr": lr, "width": width, "train_decks": decks,
+                       "epochs": r.epochs, "seed": r.seed, "threads": r.threads, "generated_decks": r.generated,
+                       "smoothing": r.smoothing, "decoys": r.decoys, "prints": r.prints, "loose": r.loose,
+                       "batch": r.batch, "lr": r.lr, "width": r.width, "train_decks": decks,
                        "data_seconds": round(t_data, 1), "wall_seconds": round(time.time() - t0, 1),
                        "torch": torch.__version__, "machine": platform.processor() or platform.machine()},
             "history": history}
@@ -468,31 +442,32 @@ def _pretrained(init: Path | None, transfer: Path | None) -> str | bool:
     return bool(init)
 
 
-def train_localiser(data_yaml: Path, out_dir: Path, epochs: int = 20, imgsz: int = 320, seed: int = 0,
-                    batch: int = 16, workers: int = 2, init: Path | None = None, model_yaml: str = "yolo11n.yaml",
-                    lr0: float = 0.01, close_mosaic: int = 5, hours: float | None = None,
-                    transfer: Path | None = None) -> dict:
-    """One stage of the card localiser: Ultralytics from ``model_yaml`` (no
-    pretrained weights) or from the previous stage's ``init`` weights, on the
-    CPU, deterministic seed; exported by :func:`export_localiser`.  Needs
+def train_localiser(data_yaml: Path, out_dir: Path, recipe: LocaliserRecipe = LocaliserRecipe(),
+                    workers: int = 2) -> dict:
+    """One stage of the card localiser as ``recipe`` says
+    (:class:`~tablecam.training.recipes.LocaliserRecipe`): Ultralytics from
+    the model yaml (no pretrained weights) or from the previous stage's
+    weights, on the CPU, deterministic seed, trained on ``data_yaml`` in the
+    run directory ``out_dir``; exported by :func:`export_localiser`.  Needs
     the training venv."""
+    r = recipe
     t0 = time.time()
     _offline_ultralytics(Path("data") / "yolo_config")
     from ultralytics import YOLO
 
-    model = YOLO(str(init)) if init else YOLO(model_yaml)
+    model = YOLO(str(r.init)) if r.init else YOLO(r.model)
     out_dir = out_dir.resolve()
-    model.train(data=str(Path(data_yaml).resolve()), epochs=epochs, imgsz=imgsz, batch=batch, workers=workers,
-                device="cpu", seed=seed, deterministic=True, amp=False, plots=False, project=str(out_dir.parent),
-                name=out_dir.name, exist_ok=True, lr0=lr0, close_mosaic=close_mosaic, single_cls=True,
-                degrees=0.0, flipud=0.5, fliplr=0.5, pretrained=_pretrained(init, transfer),
+    model.train(data=str(Path(data_yaml).resolve()), epochs=r.epochs, imgsz=r.imgsz, batch=r.batch, workers=workers,
+                device="cpu", seed=r.seed, deterministic=True, amp=False, plots=False, project=str(out_dir.parent),
+                name=out_dir.name, exist_ok=True, lr0=r.lr0, close_mosaic=r.close_mosaic, single_cls=True,
+                degrees=0.0, flipud=0.5, fliplr=0.5, pretrained=_pretrained(r.init, r.transfer),
                 verbose=True, patience=1000,
-                **({"time": hours} if hours else {}))
-    recipe = {"command": " ".join(sys.argv), "data": str(data_yaml), "epochs": epochs, "imgsz": imgsz,
-              "seed": seed, "batch": batch, "init": str(init) if init else None, "model": model_yaml,
-              "lr0": lr0, "hours": hours, "transfer": str(transfer) if transfer else None,
-              "wall_seconds": round(time.time() - t0, 1)}
-    return export_localiser(out_dir / "weights" / "best.pt", out_dir, imgsz, recipe=recipe)
+                **({"time": r.hours} if r.hours else {}))
+    recipe_json = {"command": " ".join(sys.argv), "data": str(data_yaml), "epochs": r.epochs, "imgsz": r.imgsz,
+                   "seed": r.seed, "batch": r.batch, "init": str(r.init) if r.init else None, "model": r.model,
+                   "lr0": r.lr0, "hours": r.hours, "transfer": str(r.transfer) if r.transfer else None,
+                   "wall_seconds": round(time.time() - t0, 1)}
+    return export_localiser(out_dir / "weights" / "best.pt", out_dir, r.imgsz, recipe=recipe_json)
 
 
 def export_localiser(weights: Path, out_dir: Path, imgsz: int, recipe: dict | None = None) -> dict:
