@@ -23,7 +23,6 @@ MAX_PARAMS = 12
 KNOWN = {
     "tablecam/vision/detector.py",                        # lines: the detector's split is its owner's change
     "tablecam/vision/detector.py::CardDetector._build",   # one parameter per detector setting
-    "tablecam/rules/vira/sample.py::complete_deal",       # the Vira sample deal's options (the module is moving)
 }
 
 
