@@ -105,7 +105,7 @@ def test_final_read_through_three_corner_windows_is_a_distribution(detector):
     three = detector.classifier.classify_cards([face], views=3)[0]
     assert abs(float(three.sum()) - 1.0) < 1e-4
     assert int(np.argmax(one)) == int(np.argmax(three)) == detector.classes.index("D8")
-    assert detector.read_views == 3
+    assert detector.settings.read_views == 3
 
 
 def test_detect_cli_json_and_bad_image(tmp_path):
@@ -251,7 +251,7 @@ def test_wood_grain_is_not_read_as_card_backs(detector):
     none may, and the card is still read."""
     from tablecam.training.evaluate import match, read_voc
 
-    assert detector.min_conf_rare > detector.min_conf
+    assert detector.settings.min_conf_rare > detector.min_conf
     p = _train_photo("cam_image28")
     gts = read_voc(p.with_suffix(".xml"))
     dets = detector.detect(cv2.imread(str(p)))

@@ -172,7 +172,8 @@ def test_a_lone_back_the_card_localiser_left_unboxed_is_found_by_the_back_locali
     detector also finds the king of hearts, read at 0.67 through an index
     window fitted to its corner: a read at the edge that the found cards'
     quads tip either way.)"""
-    from tablecam.vision.detector import CardDetector, _iou
+    from tablecam.vision.detector import CardDetector
+    from tablecam.vision.proposals import box_iou as _iou
 
     scene, back = _tuning_scene(98, 6, overlap=False, fingers=False)
     det = CardDetector()
@@ -302,7 +303,8 @@ def test_a_back_under_a_fanned_card_is_found():
     back at 0.915 through a fitted rectangle (IoU 0.94 with its outline):
     found under the found cards' floor of 0.9, not at the open table's
     0.95; the face cards are the same either way."""
-    from tablecam.vision.detector import CardDetector, _iou
+    from tablecam.vision.detector import CardDetector
+    from tablecam.vision.proposals import box_iou as _iou
 
     scene, back = _tuning_scene(99, 7)
     found = CardDetector().detect(scene.image)
@@ -320,7 +322,8 @@ def test_a_back_under_a_pile_is_found_as_a_sibling_of_the_card_on_it():
     back check of the eleventh session no other rectangle of the box read
     it; the check trained on loose rectangles since the twenty-first
     reads it through the box's own rectangles too.)"""
-    from tablecam.vision.detector import CardDetector, _iou
+    from tablecam.vision.detector import CardDetector
+    from tablecam.vision.proposals import box_iou as _iou
 
     scene, back = _tuning_scene(99, 25)
     det = CardDetector()
@@ -363,7 +366,8 @@ def test_a_lone_back_is_read_through_a_rectangle_a_little_off_it():
     missed.  The check trained with a share of rectangles 3-12% off
     (``backs.loose_quad``) reads it over the floor; the three clubs of
     the fan beside it are the same."""
-    from tablecam.vision.detector import CardDetector, _iou
+    from tablecam.vision.detector import CardDetector
+    from tablecam.vision.proposals import box_iou as _iou
 
     scene, back = _tuning_scene(99, 37)
     found = CardDetector().detect(scene.image)

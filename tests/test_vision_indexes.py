@@ -113,7 +113,7 @@ def test_a_card_seen_only_by_its_index_is_reported_once():
     assert [d.card for d in new] == ["S7"]
     own = min(np.abs(new[0].quad - q).max() for q in (seven, np.roll(seven, 2, axis=0)))
     assert own < 1.0
-    assert new[0].conf >= det.index_floor
+    assert new[0].conf >= det.settings.index_floor
 
 
 class _WindowsBySize:
@@ -179,7 +179,7 @@ def test_an_unsure_index_read_stands_under_found_cards_or_clear_of_them():
     assert [d.card for d in det._from_indexes(img, found(down * 0.4))] == ["S7"]  # 60% under the queen
     assert det._from_indexes(img, found(across * 0.8)) == []  # a fifth on the queen
     assert [d.card for d in det._from_indexes(img, [])] == ["S7"]  # clear of every card found
-    det.index_floor_open = 1.01
+    det.settings = det.settings.model_copy(update={"index_floor_open": 1.01})
     assert det._from_indexes(img, []) == []
 
 

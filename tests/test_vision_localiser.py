@@ -306,7 +306,7 @@ def test_the_card_under_a_found_card_in_the_same_box_is_reported():
     det = CardDetector()
     found = {0: det._detection(top, np.zeros(len(det.classes)), det.classes.index("HK"), 0.99, 520, 520)}
     assert [d.card for d in det._cards_under(img, [(box, 0.9, None)], found)] == ["S7"]
-    det.under = 0.0
+    det.settings = det.settings.model_copy(update={"under": 0.0})
     assert det._cards_under(img, [(box, 0.9, None)], found) == []
 
 
@@ -319,9 +319,11 @@ def best(request) -> bool:
 def _reads_detector(second_reads: int, best: bool = True):
     """A detector shell for the box-to-card assignment alone (no model)."""
     from tablecam.vision.detector import CLASSES, CardDetector
+    from tablecam.vision.settings import DetectorSettings
 
     det = object.__new__(CardDetector)
-    det.classes, det.second_reads, det.fallback_iou, det.best_assignment = CLASSES, second_reads, 0.8, best
+    det.classes = CLASSES
+    det.settings = DetectorSettings(second_reads=second_reads, fallback_iou=0.8, best_assignment=best)
     return det
 
 
@@ -395,7 +397,7 @@ def test_each_card_of_a_fan_keeps_its_box_when_the_middle_box_reads_its_neighbou
 def test_one_face_down_card_seen_through_two_boxes_is_reported_once():
     """Two face-down cards lying apart are two backs; two back reads whose
     boxes overlap by more than half are one card seen through two boxes."""
-    from tablecam.vision.detector import Detection, _one_per_card
+    from tablecam.vision.detections import Detection, _one_per_card
 
     a = Detection("back", 0.95, (223, 345, 386, 521))
     b = Detection("back", 0.91, (242, 349, 372, 494))  # IoU 0.66 with a

@@ -60,6 +60,7 @@ def test_the_detectors_final_read_weighs_the_pips():
     """``CardDetector.read_found`` is the read of every card found: with
     ``pips`` the count is evidence, without it the classifier alone."""
     from tablecam.vision.detector import CardDetector
+    from tablecam.vision.settings import DetectorSettings
 
     class Misreads:
         """A classifier that reads every card as an eight of spades, a five second."""
@@ -72,9 +73,9 @@ def test_the_detectors_final_read_weighs_the_pips():
             return [p.copy() for _ in cards]
 
     det = CardDetector.__new__(CardDetector)
-    det.classifier, det.classes, det.read_views, det.side_suits = Misreads(), CLASSES, 3, False
+    det.classifier, det.classes = Misreads(), CLASSES
+    det.settings = DetectorSettings(read_views=3, side_suits=False, pips=20.0)
     five = [_rectified("S5", "drawn-mono")]
-    det.pips = 20.0
     assert CLASSES[int(np.argmax(det.read_found(five)[0]))] == "S5"
-    det.pips = 0.0
+    det.settings = DetectorSettings(read_views=3, side_suits=False, pips=0.0)
     assert CLASSES[int(np.argmax(det.read_found(five)[0]))] == "S8"

@@ -58,7 +58,7 @@ def test_the_detector_runs_on_its_settings_and_refuses_a_setting_it_lacks():
 
     assert load_detector().settings == load_settings(MODELS_DIR)
     det = CardDetector(nudge=0)
-    assert det.settings.nudge == 0 and det.nudge == 0
+    assert det.settings.nudge == 0
     with pytest.raises(ValueError, match="nudge_rounds"):
         CardDetector(nudge_rounds=0)
 

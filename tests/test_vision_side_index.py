@@ -107,7 +107,7 @@ def test_a_peek_index_card_seen_only_by_its_index_is_read_with_its_suit():
     img[mask] = cv2.warpPerspective(face, m, (1280, 720))[mask]
     det = CardDetector()
     det.indexer = _Windows([index_windows(quad)[0]])
-    det.side_suits = False
+    det.settings = det.settings.model_copy(update={"side_suits": False})
     assert det._from_indexes(img, []) == []
-    det.side_suits = True
+    det.settings = det.settings.model_copy(update={"side_suits": True})
     assert [d.card for d in det._from_indexes(img, [])] == ["C8"]

@@ -195,11 +195,11 @@ def main() -> int:
     r = evaluate.eval_heldout_crops(n_per_card=args.crops, detector=det)
     r1 = evaluate.eval_heldout_crops(n_per_card=args.crops, detector=det, views=1)
     out["heldout_crops"] = {"top1": round(r["top1"], 4), "per_deck": {k: round(v, 4) for k, v in r["per_deck"].items()},
-                            "n": r["n"], "views": det.read_views, "confusions": r["confusions"][:15],
+                            "n": r["n"], "views": det.settings.read_views, "confusions": r["confusions"][:15],
                             "top1_one_view": round(r1["top1"], 4), "top1_not_joker": round(_top1_not_joker(r), 4),
                             "top1_ci": _rounded(r["top1_ci"])}
     print(f"held-out decks, rectified cards: top-1 {r['top1']:.4f} {_ci(r['top1_ci'])} {r['per_deck']} "
-          f"({det.read_views} corner views; "
+          f"({det.settings.read_views} corner views; "
           f"one view: {r1['top1']:.4f}; jokers left out: {_top1_not_joker(r):.4f})", file=sys.stderr)
     for prefix, d in variants:
         for overlap in (False, True):

@@ -1,0 +1,235 @@
+"""The detector's first step: each box of the card localiser read as a card.
+
+Each box is read through several card quads, boxes are given to cards
+surest first (:mod:`~tablecam.vision.assign`), boxes left without a card
+are read again through edge-fitted rectangles, and cards under a found
+card are looked for where a box reaches beyond it.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .detections import Detection, _one_per_card, _short_side
+from .proposals import box_iou as _iou
+
+
+class BoxReads:
+    """Reading the localiser's boxes (a part of :class:`~tablecam.vision.detector.CardDetector`)."""
+
+    def _detect_in_boxes(self, image_bgr: np.ndarray, classical: list[np.ndarray]) -> list[Detection]:
+        """One reading per box of the learned localiser.
+
+        Each box is read through several quads - the card rectangles
+        inscribed in it (:func:`~tablecam.vision.proposals.box_quads`), the
+        classical localiser's quads that fit it, and those the classical
+        localiser finds in a crop around the box alone (a local contrast
+        threshold separates a card from carpet where a whole-image one does
+        not) - and the surest read wins.  The localiser's own NMS has
+        already made one box per card, so cards of a fanned hand, which
+        overlap more than any quad NMS would allow, stay apart.  Classical
+        quads that fit no box are read too when ``gate_iou`` is 0 (a card
+        the localiser missed), otherwise dropped.
+
+        Where cards overlap, two more steps (``fitted``, ``second_reads``):
+        a box nothing could be read in is read again through the card
+        rectangles lying best on the image's edges at any turn
+        (:func:`~tablecam.vision.proposals.fitted_quads`, at the picture's
+        usual card size), and a box whose surest read is the card another
+        box read surer (it took in a fanned neighbour's index) falls back to
+        its next card (:meth:`_assign`).
+        """
+        from .localise import warp_card
+        from .proposals import (box_corners, box_quads, box_variants, edge_angles, local_quads,
+                                strip_quads, turned_quads)
+
+        h, w = image_bgr.shape[:2]
+        every = self.localiser.proposals(image_bgr)
+        props = [r for r in every if r[1] >= self.settings.localiser_conf]
+        weak = [r for r in every if r[1] < self.settings.localiser_conf]
+        boxes = [b for b, _, _ in props]
+        # the cards of one picture are about one size: the median card that fits a box
+        widths = [_short_side(q) for b in boxes for q in box_quads(b)[:1]]
+        width = float(np.median(widths)) if widths and self.settings.fitted else None
+        fit_cache: dict = {}  # each box's scored fitted rectangles: the steps below read some boxes twice
+        cand_quads: list[np.ndarray] = []
+        owner: list[int] = []  # box index per candidate, -1 for a classical quad outside every box
+        for bi, (b, _, oq) in enumerate(props):
+            variants = box_variants(b, self.settings.box_trim) if self.settings.box_trim > 0 else [b]
+            own = [oq] if oq is not None else []  # an oriented-box model's own quad
+            strip = oq if oq is not None else box_corners(b)
+            turned = [q for a in (edge_angles(image_bgr, b, self.settings.edge_peaks) if self.settings.edge_peaks else [])
+                      for q in turned_quads(b, a)]
+            for q in (own + [q for v in variants for q in box_quads(v)] + turned + strip_quads(strip)
+                      + local_quads(image_bgr, b)):
+                cand_quads.append(q)
+                owner.append(bi)
+        for q in classical:
+            qb = (*q.min(axis=0), *q.max(axis=0))
+            ious = [_iou(qb, b) for b in boxes]
+            best = int(np.argmax(ious)) if ious else -1
+            if best >= 0 and ious[best] >= 0.6:
+                cand_quads.append(q)
+                owner.append(best)
+            elif self.settings.gate_iou <= 0 and (best < 0 or ious[best] < 0.3):
+                cand_quads.append(q)
+                owner.append(-1)
+        probs = self.classifier.classify_cards([warp_card(image_bgr, q) for q in cand_quads])
+        # per box, its surest read of each card (a box may take in a neighbour's index too)
+        reads_of_box: dict[int, dict[int, tuple[float, np.ndarray, np.ndarray]]] = {}
+        loose: list[Detection] = []
+        for q, p, bi in zip(cand_quads, probs, owner):
+            ci, conf = self._read(p)
+            if ci < 0:
+                continue
+            if bi < 0:
+                loose.append(self._detection(q, p, ci, conf, w, h))
+            else:
+                _keep_surest(reads_of_box, bi, ci, conf, q, p)
+        if self.settings.fitted:
+            # boxes nothing was read in: the rectangles lying best on the image's edges
+            self._read_fitted(image_bgr, props, [bi for bi in range(len(props)) if bi not in reads_of_box],
+                              width, reads_of_box, cache=fit_cache)
+        found = self._assign(reads_of_box, w, h)
+        if self.settings.fitted and self.settings.refit:
+            # boxes left without a card (every card they read is another box's): read them
+            # through the fitted rectangles apart from the cards found, then assign again
+            left = [bi for bi in reads_of_box if bi not in found]
+            if left:
+                self._read_fitted(image_bgr, props, left, width, reads_of_box,
+                                  avoid=[d.quad for d in found.values()], cache=fit_cache)
+                found = self._assign(reads_of_box, w, h)
+        dets = list(found.values())
+        if self.settings.fitted and self.settings.under:
+            dets += self._cards_under(image_bgr, props, found, fit_cache)
+        if self.settings.nudge:
+            dets += self._nudged(image_bgr, props + weak, found, dets, reads_of_box, fit_cache)
+        if self.settings.close_conf:
+            dets += self._read_closely(image_bgr, props, found, dets, cand_quads, probs, owner)
+        if self.back_localiser is not None:
+            dets += self._backs_in_back_boxes(image_bgr, props, dets)
+        return _one_per_card(dets + loose, self.settings.nms_iou, quads=False)
+
+    def _read_fitted(self, image_bgr: np.ndarray, props: list, boxes: list[int], width: float | None,
+                     reads_of_box: dict, avoid: list[np.ndarray] | None = None,
+                     widths: dict[int, float] | None = None, cache: dict | None = None) -> None:
+        """Read boxes ``boxes`` through their edge-fitted card rectangles (of
+        ``widths[box]`` or ``width``, apart from the quads ``avoid``), noting each read."""
+        from .localise import warp_card
+        from .proposals import fitted_quads
+
+        extra = [(bi, q) for bi in boxes
+                 for q in fitted_quads(image_bgr, props[bi][0], top=self.settings.fitted,
+                                       width=(widths or {}).get(bi, width), avoid=avoid, avoid_iou=self.settings.avoid_iou,
+                                       cache=cache)]
+        if not extra:
+            return
+        for (bi, q), p in zip(extra, self.classifier.classify_cards([warp_card(image_bgr, q) for _, q in extra])):
+            ci, conf = self._read(p)
+            if ci >= 0:
+                _keep_surest(reads_of_box, bi, ci, conf, q, p)
+
+    def _cards_under(self, image_bgr: np.ndarray, props: list, found: dict[int, Detection],
+                     cache: dict | None = None) -> list[Detection]:
+        """Cards under a card found, in the same localiser box.
+
+        The localiser may put one box round a pile or a fanned hand; the
+        top card is read, the cards under it show a strip or a corner
+        inside the box beyond it.  Where a box reaches well beyond its card
+        (their IoU under ``under``), the rectangles of that card's size
+        lying best on the edges, apart from every card found, are read; a
+        card no box has yet is reported when read surer than
+        ``under_conf`` (``under_conf_rare`` for a back or a joker: a
+        rectangle laid across a card's pips read as a joker was the one
+        false card this step added on scenes with the cards apart)."""
+        h, w = image_bgr.shape[:2]
+        boxes = [bi for bi, d in found.items() if _iou(props[bi][0], d.box) < self.settings.under]
+        if not boxes:
+            return []
+        reads: dict = {}
+        self._read_fitted(image_bgr, props, boxes, None, reads, avoid=[d.quad for d in found.values()],
+                          widths={bi: _short_side(found[bi].quad) for bi in boxes}, cache=cache)
+        have = {d.card for d in found.values() if d.card != "back"}
+        out = []
+        for bi, r in reads.items():
+            for ci, (conf, q, p) in sorted(r.items(), key=lambda t: -t[1][0]):
+                if self.classes[ci] not in have and conf >= self._floor(ci, self.settings.under_conf, self.settings.under_conf_rare):
+                    have.add(self.classes[ci])
+                    out.append(self._detection(q, p, ci, conf, w, h))
+                    break
+        return out
+
+    def _assign(self, reads_of_box: dict, w: int, h: int) -> dict[int, Detection]:
+        """One card per box.  A box's surest read wins, unless that card is
+        already the surer read of another box (the box took in a fanned
+        neighbour's index): then, with ``second_reads`` > 1, the box falls
+        back to its next card, read through a quad apart from the claimed
+        card's."""
+        from .localise import quad_iou
+
+        ranked = {bi: sorted(((c, ci, q, p) for ci, (c, q, p) in r.items()), key=lambda t: -t[0])[:self.settings.second_reads]
+                  for bi, r in reads_of_box.items()}
+        if self.settings.second_reads <= 1:
+            return {bi: self._detection(q, p, ci, c, w, h) for bi, r in ranked.items() for c, ci, q, p in r[:1]}
+        if self.settings.best_assignment:
+            return self._assign_best(ranked, w, h)
+        order = sorted(((c, rank, bi, ci, q, p) for bi, r in ranked.items() for rank, (c, ci, q, p) in enumerate(r)),
+                       key=lambda t: (t[1], -t[0]))
+        claimed: dict[int, np.ndarray] = {}
+        out: dict[int, Detection] = {}
+        for c, rank, bi, ci, q, p in order:
+            if bi in out:
+                continue
+            if ci in claimed and self.classes[ci] != "back":
+                continue
+            if rank > 0 and any(quad_iou(q, cq) > self.settings.fallback_iou for cq in claimed.values()):
+                continue
+            claimed.setdefault(ci, q)
+            out[bi] = self._detection(q, p, ci, c, w, h)
+        return out
+
+    def _assign_best(self, ranked: dict, w: int, h: int) -> dict[int, Detection]:
+        """One card per box by the assignment surest over the whole picture
+        (:func:`~tablecam.vision.assign.best_assignment`): a box may give
+        up its surest card for its next one when that lets another box,
+        which read nothing else, have a card.  A box's later read through a
+        quad overlapping another box's card by more than ``fallback_iou`` is
+        that card seen again, and is struck out before solving again."""
+        from .assign import best_assignment
+        from .localise import quad_iou
+
+        back = self.classes.index("back")
+        boxes = list(ranked)
+        cards = sorted({ci for r in ranked.values() for _, ci, _, _ in r if ci != back})
+        col = {ci: j for j, ci in enumerate(cards)}
+        n, k = len(boxes), len(cards)
+        big = 1e6
+        # columns: the cards, then per box its own face-down card and its own "nothing"
+        cost = np.full((n, k + 2 * n), big)
+        for i, bi in enumerate(boxes):
+            cost[i, k + n + i] = 0.0
+            for c, ci, _, _ in ranked[bi]:
+                cost[i, k + i if ci == back else col[ci]] = -c
+        for _ in range(n + 1):
+            pick = best_assignment(cost)
+            chosen = {}
+            for i, j in enumerate(pick):
+                if j >= k + n:
+                    continue
+                ci = cards[j] if j < k else back
+                rank, (c, _, q, p) = next((r, t) for r, t in enumerate(ranked[boxes[i]]) if t[1] == ci)
+                chosen[i] = (rank, j, c, ci, q, p)
+            seen_again = [(i, j) for i, (rank, j, _, _, q, _) in chosen.items() if rank > 0 and any(
+                quad_iou(q, o[4]) > self.settings.fallback_iou for oi, o in chosen.items() if oi != i)]
+            if not seen_again:
+                break
+            for i, j in seen_again:
+                cost[i, j] = big
+        return {boxes[i]: self._detection(q, p, ci, c, w, h) for i, (_, _, c, ci, q, p) in chosen.items()}
+
+
+def _keep_surest(reads_of_box: dict, bi: int, ci: int, conf: float, q: np.ndarray, p: np.ndarray) -> None:
+    """Note box ``bi``'s read of class ``ci`` unless it read that card surer already."""
+    r = reads_of_box.setdefault(bi, {})
+    if ci not in r or conf > r[ci][0]:
+        r[ci] = (conf, q, p)
