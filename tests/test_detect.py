@@ -258,4 +258,4 @@ def test_wood_grain_is_not_read_as_card_backs(detector):
     found, read, n_gt, _, _ = match(dets, gts)
     assert read == n_gt, ([d.card for d in dets], gts)
     assert not [d for d in dets if d.card == "back"], [(d.card, d.conf) for d in dets]
-    assert all(d.conf >= detector.min_conf_rare for d in dets if d.card in ("back", "JK"))
+    assert all(d.conf >= detector.settings.min_conf_rare for d in dets if d.card in ("back", "JK"))

@@ -141,7 +141,7 @@ def test_a_card_found_by_its_index_lets_a_second_round_find_another():
     det.indexer = _WindowsBySize([index_windows(seven)[0]], [index_windows(queen)[0]])
     assert [d.card for d in det._by_index(img, [])] == ["S7"]
     det = CardDetector()
-    assert det.index_rounds == 2
+    assert det.settings.index_rounds == 2
     det.indexer = looks = _WindowsBySize([index_windows(seven)[0]], [index_windows(queen)[0]])
     assert [d.card for d in det._by_index(img, [])] == ["S7", "HQ"]
     assert len(looks.calls) == 2 and looks.calls[0] is None
@@ -264,5 +264,5 @@ def test_a_fanned_card_is_read_through_its_index_window_fitted_to_its_corner():
     assert "S5" in truth
     detector = CardDetector(None)
     assert sorted(d.card for d in detector.detect(scene.image)) == truth
-    detector.index_fit = False
+    detector.settings = detector.settings.model_copy(update={"index_fit": False})
     assert sorted(d.card for d in detector.detect(scene.image)) == sorted(c for c in truth if c != "S5")

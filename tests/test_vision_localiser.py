@@ -292,24 +292,6 @@ def test_fitted_quads_apart_from_a_found_card_find_the_card_under_it(deg, under)
     assert all(_mask_iou(q / 3, top / 3) < 0.7 for q in fitted)
 
 
-@needs_model
-def test_the_card_under_a_found_card_in_the_same_box_is_reported():
-    """A box holding a card and the one under it: once the top card is
-    read, the card under it is read through a rectangle apart from it
-    (``CardDetector.under``); a detector without the step reports only
-    the top card."""
-    from tablecam.vision.detector import CardDetector
-
-    img, (under, top) = _two_cards(35, 5)
-    both = np.concatenate([under, top])
-    box = tuple(float(v) for v in (*both.min(axis=0), *both.max(axis=0)))
-    det = CardDetector()
-    found = {0: det._detection(top, np.zeros(len(det.classes)), det.classes.index("HK"), 0.99, 520, 520)}
-    assert [d.card for d in det._cards_under(img, [(box, 0.9, None)], found)] == ["S7"]
-    det.settings = det.settings.model_copy(update={"under": 0.0})
-    assert det._cards_under(img, [(box, 0.9, None)], found) == []
-
-
 @pytest.fixture(params=[True, False], ids=["best", "greedy"])
 def best(request) -> bool:
     """The box-to-card rules hold for both assignments."""
@@ -407,48 +389,6 @@ def test_one_face_down_card_seen_through_two_boxes_is_reported_once():
 
 
 @needs_model
-def test_a_rectangle_a_little_off_its_card_is_nudged_onto_its_index():
-    """A rectangle shifted by an eighth of the card, turned 8 degrees and
-    a tenth too small misses the index corners, and the classifier cannot
-    read it; nudged
-    (:func:`~tablecam.vision.nudge.nudge`) towards more of a card it lies
-    on the card and reads it."""
-    from tablecam.vision.classify import CornerClassifier
-    from tablecam.vision.localise import warp_card
-    from tablecam.vision.nudge import card_quad, nudge, rect_of
-
-    img, (s7, hk) = _two_cards(35, 5)
-    clf = CornerClassifier()
-    cx, cy, a, t = rect_of(hk)
-    off = card_quad((cx + 0.12 * a, cy - 0.12 * a, 0.9 * a, t + math.radians(8)))
-
-    def read(quads):
-        return [(1.0 - float(p[-1]), p) for p in clf.classify_cards([warp_card(img, q) for q in quads])]
-
-    hk_at = clf.classes.index("HK")
-    assert read([off])[0][1][hk_at] < 0.3
-    (q, _, p), = nudge([off], read, lambda i, q: True)
-    assert int(np.argmax(p)) == hk_at and p[hk_at] > 0.8
-    assert _mask_iou(q / 3, hk / 3) > _mask_iou(off / 3, hk / 3) + 0.1
-
-
-@needs_model
-def test_a_box_left_without_a_card_is_read_through_a_nudged_rectangle_never_as_a_card_found():
-    """The box of a card half under a found card, loose round it: its
-    nudged rectangles are read for cards no box has (the found ``HK`` is
-    never reported again), and the card under is reported."""
-    from tablecam.vision.detector import CardDetector
-
-    img, (s7, hk) = _two_cards(35, 5)
-    det = CardDetector()
-    top = _found(det, "HK", hk)
-    x1, y1, x2, y2 = _box_round(s7)
-    props = [(_box_round(hk), 0.9, None), ((x1 - 6, y1 - 6, x2 + 12, y2 + 6), 0.8, None)]
-    found = det._nudged(img, props, {0: top}, [top], {})
-    assert [d.card for d in found] == ["S7"] and _mask_iou(found[0].quad / 3, s7 / 3) > 0.8
-
-
-@needs_model
 @needs_photos
 def test_a_real_fan_of_three_jacks_and_a_nine_is_read_card_by_card():
     """Real photo IMG_2649 (train split, one of the 40 held back from the
@@ -475,66 +415,6 @@ def test_a_covered_cards_whole_outline_is_not_scored_against_the_label_of_the_ca
     r = eval_real_photos("train", CardDetector(), names=["IMG_2648.JPG"])
     assert (r["gt"], r["read"], r["dets"]) == (3, 3, 3), r
     assert r["read_greedy"] == 1, r
-
-
-@needs_model
-@pytest.mark.parametrize("reach", [0.9, 0.0])
-def test_a_box_round_a_pile_whose_top_card_is_found_is_nudged_for_the_card_under(reach):
-    """One localiser box round a pile of two, the top card (``HK``) found
-    in it: the box reaches beyond its card (IoU under ``nudge_under``), so
-    rectangles fitted apart from the cards found are nudged there too, and
-    the card under it is reported once read surely through three corner
-    windows.  Without the step the box, having its card, is left alone."""
-    from tablecam.vision.detector import CardDetector
-
-    img, (s7, hk) = _two_cards(35, 5)
-    det = CardDetector(nudge_under=reach)
-    top = _found(det, "HK", hk)
-    props = [(_box_round(s7, hk), 0.9, None)]
-    found = det._nudged(img, props, {0: top}, [top], {})
-    if reach:
-        assert [d.card for d in found] == ["S7"] and _mask_iou(found[0].quad / 3, s7 / 3) > 0.8
-    else:
-        assert found == []
-
-
-class _FixedBoxes:
-    """A localiser stand-in that proposes the boxes it was given."""
-
-    def __init__(self, boxes):
-        self.rows = boxes
-
-    def proposals(self, image_bgr):
-        return list(self.rows)
-
-
-@needs_model
-@pytest.mark.parametrize("rounds", [4, 0])
-def test_a_box_the_localiser_scores_weakly_is_read_only_by_nudging(rounds):
-    """Two cards apart; the localiser scores the seven's box 0.21, under
-    ``localiser_conf`` 0.25.  Such a box takes no part in the assignment
-    (on tuning scenes a weak box there moved sure boxes to false
-    fall-back reads); it is only nudged, where a card needs a read surer
-    than ``nudge_conf`` through three corner windows.  Without nudging it
-    is not read at all.  (The shipped classifier, the average of two
-    stages, reads this seven through its nudged quad at 0.79, each stage
-    alone at 0.97: an average is less sure where its members' quads
-    differ, so the floor here is 0.75; the 0.9 shipped is stage 6's,
-    models/README.md, known weaknesses.)"""
-    from tablecam.vision.detector import CardDetector
-    from tablecam.training.faces import render_face
-
-    img = np.full((400, 600, 3), (40, 110, 40), np.uint8)
-    boxes = []
-    for card, x in (("HK", 80), ("S7", 360)):
-        face = render_face(card, "drawn-sans", height=210)
-        h, w = face.shape[:2]
-        img[90:90 + h, x:x + w] = face
-        boxes.append((float(x - 4), 86.0, float(x + w + 4), float(90 + h + 4)))
-    det = CardDetector(nudge=rounds, index=False, nudge_conf=0.75)  # the nudging step alone: the index windows would find the seven too
-    det.localiser = _FixedBoxes([(boxes[0], 0.9, None), (boxes[1], 0.21, None)])
-    got = sorted(d.card for d in det.detect(img))
-    assert got == (["HK", "S7"] if rounds else ["HK"])
 
 
 def test_localiser_scenes_can_lay_more_cards_face_down():

@@ -96,5 +96,5 @@ def test_second_read_of_a_found_card_is_dropped_in_a_rendered_pile():
     truth = sorted(str(c.card) for c in scene.cards if c.visible)
     detector = CardDetector(None)
     assert sorted(d.card for d in detector.detect(scene.image)) == truth
-    detector.hidden_seen = 0
+    detector.settings = detector.settings.model_copy(update={"hidden_seen": 0})
     assert sorted(d.card for d in detector.detect(scene.image)) == sorted(truth + ["C3"])

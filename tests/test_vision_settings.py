@@ -34,8 +34,8 @@ def test_an_unknown_setting_is_refused_by_name(tmp_path):
 
 
 def test_a_bad_value_or_file_is_a_clear_error(tmp_path):
-    (tmp_path / SETTINGS_FILE).write_text(json.dumps({"settings": {"nudge": "many"}}))
-    with pytest.raises(ValueError, match="nudge"):
+    (tmp_path / SETTINGS_FILE).write_text(json.dumps({"settings": {"close_quads": "many"}}))
+    with pytest.raises(ValueError, match="close_quads"):
         load_settings(tmp_path)
     (tmp_path / SETTINGS_FILE).write_text("{not json")
     with pytest.raises(ValueError, match=SETTINGS_FILE):
@@ -57,8 +57,8 @@ def test_the_detector_runs_on_its_settings_and_refuses_a_setting_it_lacks():
     from tablecam.vision.detector import CardDetector, load_detector
 
     assert load_detector().settings == load_settings(MODELS_DIR)
-    det = CardDetector(nudge=0)
-    assert det.settings.nudge == 0
+    det = CardDetector(close_quads=1)
+    assert det.settings.close_quads == 1
     with pytest.raises(ValueError, match="nudge_rounds"):
         CardDetector(nudge_rounds=0)
 

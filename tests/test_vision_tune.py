@@ -20,10 +20,7 @@ NONE_MEANS = {
     "min_conf": 0.6,  # with the learned localiser (0.5 for the classical detector alone)
     "index": True,  # the index localiser when the model directory ships it, as it does
     "index_imgsz": 0,  # the input size in card_index.json
-    "back_boxes_fitted": 4,  # as many fitted rectangles as ``fitted``
 }
-# settings the script compares both ways by default (the shipped value first)
-BOTH_WAYS = {"gate_iou": (0.5, 0.0)}
 
 
 def _tune_module():
@@ -43,9 +40,6 @@ def test_tuning_baseline_is_the_shipped_detector():
         assert kwarg in params, f"{option}: DetectorSettings has no setting {kwarg}"
         values = [cast(float(v)) for v in default.split(",")]
         shipped = params[kwarg].default
-        if kwarg in BOTH_WAYS:
-            assert tuple(values) == BOTH_WAYS[kwarg] and values[0] == shipped, option
-            continue
         if shipped is None:
             shipped = NONE_MEANS[kwarg]
         assert values[0] == shipped, f"{option}: tune.py starts at {values[0]}, detect() ships {shipped}"

@@ -170,8 +170,7 @@ def main() -> int:
     from tablecam.vision.detector import CardDetector
 
     det = CardDetector(args.model_dir, threads=1)
-    out: dict = {"localiser": det.localiser is not None, "index_localiser": det.indexer is not None,
-                 "back_localiser": det.back_localiser is not None}
+    out: dict = {"localiser": det.localiser is not None, "index_localiser": det.indexer is not None}
     variants = [("", det)]
     if args.classical and det.localiser is not None:
         variants.append(("classical_", CardDetector(args.model_dir, threads=1, localiser=False)))

@@ -33,12 +33,9 @@ import numpy as np  # noqa: E402
 # option takes a comma-separated list and every combination is measured.
 KNOBS: list[tuple[str, str, type, str, str]] = [
     ("--loc-conf", "localiser_conf", float, "0.25,0.4,0.55", "the localiser's least box score"),
-    ("--gate", "gate_iou", float, "0.5,0", "a classical quad is kept only inside a box by this IoU (0: every one; "
-     "the shipped 0.5 first, so a run's first row is the shipped detector)"),
     ("--min-conf", "min_conf", float, "0.6", "the least confidence of a card read"),
     ("--min-conf-rare", "min_conf_rare", float, "0.9", "the least confidence of a back or a joker read"),
     ("--nms", "localiser_iou", float, "0.75", "the localiser's box NMS IoU"),
-    ("--trim", "box_trim", float, "0", "box_variants trim (0: the box alone)"),
     ("--whole", "whole_image_classical", bool, "1", "1: also the classical localiser on the whole image, 0: not"),
     ("--edge-peaks", "edge_peaks", int, "1", "edge directions per box turned into card quads (0: none)"),
     ("--second-reads", "second_reads", int, "3", "reads per box kept for when its surest is a neighbour's card"),
@@ -46,21 +43,8 @@ KNOBS: list[tuple[str, str, type, str, str]] = [
     ("--read-views", "read_views", int, "3", "corner windows of the final read of each card found"),
     ("--refit", "refit", bool, "1", "1: boxes left without a card are read through fitted quads too"),
     ("--fallback-iou", "fallback_iou", float, "0.8", "a fall-back read's quad may overlap a claimed card's this much"),
-    ("--under", "under", float, "0.95", "read cards under a found card in boxes whose IoU with it is below this"),
-    ("--under-conf", "under_conf", float, "0.9", "the least confidence of a card read under another"),
-    ("--under-conf-rare", "under_conf_rare", float, "0.97", "the same for a back or a joker"),
-    ("--nudge", "nudge", int, "4", "rounds of nudging the rectangles of boxes left without a card (0: off)"),
-    ("--nudge-keep", "nudge_keep", int, "2", "starts per box that climb (0: all)"),
-    ("--nudge-conf", "nudge_conf", float, "0.9", "the least confidence of a card read through a nudged rectangle"),
-    ("--nudge-skip-iou", "nudge_skip_iou", float, "0.85", "boxes overlapping a card found by more than this are not nudged"),
     ("--avoid-iou", "avoid_iou", float, "0.75", "fitted rectangles keep clear of the cards found by this quad IoU"),
-    ("--nudge-fitted", "nudge_fitted", int, "0", "edge-fitted rectangles clear of the cards found added as nudge starts"),
-    ("--nudge-under", "nudge_under", float, "0.9", "found boxes reaching beyond their card (IoU under this) nudged too"),
-    ("--nudge-views", "nudge_views", int, "3", "a nudged card read again through this many corner windows must stay sure"),
-    ("--weak-conf", "weak_conf", float, "0.2", "boxes scored from this to --loc-conf are read only by nudging (1: none)"),
-    ("--nudge-back-iou", "nudge_back_iou", float, "0.45", "a nudged back overlapping a back found by more than this is that back"),
     ("--pips", "pips", float, "20", "weight of the pip count as evidence of a number card's rank in the final read (0: off)"),
-    ("--nudge-under-starts", "nudge_under_starts", int, "4", "fitted rectangles nudged in a box reaching beyond its card"),
     ("--index", "index", bool, "1", "1: cards found by their index alone (card_index.onnx), 0: not"),
     ("--index-conf", "index_conf", float, "0.3", "the index localiser's least window score"),
     ("--index-floor", "index_floor", float, "0.9", "the least confidence of a card read from its index alone"),
@@ -84,32 +68,6 @@ KNOBS: list[tuple[str, str, type, str, str]] = [
     ("--index-fit-reach", "index_fit_reach", float, "1.6", "the fitted edges' length, in window sides"),
     ("--back-check", "back_check", float, "0.1", "reads leaning to back with at least this P(back) are checked whole "
      "(back_check.onnx; 0: off)"),
-    ("--back-check-faces", "back_check_faces", float, "0", "face reads under this confidence are checked whole too"),
-    ("--back-check-veto", "back_check_veto", float, "0", "a back read the check gives P(back) under this is dropped"),
-    ("--back-boxes", "back_boxes", float, "0.95", "a back read in a back-localiser box on open table counts from "
-     "this (card_back_localiser.onnx; 0: off)"),
-    ("--back-boxes-new", "back_boxes_new", float, "1.01", "under 1, a back-localiser box is read only below this "
-     "IoU with every card-localiser box (1.01: every box)"),
-    ("--back-boxes-any-size", "back_boxes_any_size", bool, "1", "1: a back in a back-localiser box "
-     "may be of any width, 0: within nudge_size of the usual card's"),
-    ("--back-boxes-conf", "back_boxes_conf", float, "0.2", "the back localiser's least box score"),
-    ("--back-boxes-fitted", "back_boxes_fitted", int, "4", "fitted rectangles read per back-localiser box "
-     "(shipped: --fitted's)"),
-    ("--back-boxes-past-found", "back_boxes_past_found", bool, "1", "1: in a back-localiser box, "
-     "reads of face cards already found are passed over (the box's surest other read must be a back)"),
-    ("--back-boxes-under", "back_boxes_under", float, "0.9", "the same floor for a back-localiser box overlapping "
-     "a face card found (a back under it)"),
-    ("--back-boxes-under-iou", "back_boxes_under_iou", float, "0.5", "... by at least this box IoU"),
-    ("--back-boxes-found-iou", "back_boxes_found_iou", float, "0.9", "back-localiser boxes overlapping a card found "
-     "by more than this are not read (it is that card)"),
-    ("--back-boxes-check", "back_boxes_check", float, "0.5", "only the back-localiser rectangles the back check "
-     "gives at least this P(back) are read (0: all)"),
-    ("--back-boxes-siblings", "back_boxes_siblings", bool, "1", "1: a back-localiser box on a found "
-     "face card is read through cards of that card's size too, turned a little from it (proposals.sibling_quads)"),
-    ("--back-boxes-oriented", "back_boxes_oriented", bool, "1", "1: an oriented-box back localiser's own quad "
-     "of each box is read too, 0: only the rectangles of its axis-aligned bounds"),
-    ("--sibling-turn", "sibling_turn", float, "0.15", "... turned by this much (radians) each way, and not"),
-    ("--sibling-shift", "sibling_shift", float, "0.06", "... moved by this share of the box each way, and not"),
     ("--side-suits", "side_suits", bool, "1", "1: a final read split between two suits of one rank "
      "is decided again by the suit at the other end of the top edge (side_index.with_side_suits)"),
     ("--hidden-seen", "hidden_seen", float, "0.4", "of two face cards each hiding the other's index corners "

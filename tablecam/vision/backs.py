@@ -81,21 +81,14 @@ class BackCheckedReader:
     ``back`` at least ``low`` is shown to the back check; where the check
     says ``back`` surer than the corners did, that becomes the read's
     ``back`` share (the other classes scaled down to make room), so the
-    detector's floors for a back (``min_conf_rare``, ``under_conf_rare``)
+    detector's floors for a back (``min_conf_rare``, ``close_conf_rare``)
     apply to the check's word.  Everything else the classifier reads is
-    passed through unchanged.
+    passed through unchanged."""
 
-    Two more uses, measured and off by default (``CardDetector``'s
-    docstring): ``face_below`` also shows it the face reads under that
-    confidence, ``veto`` lets its P(back) stand when it is under ``veto``
-    (a back read the check sees as a face or a picture)."""
-
-    def __init__(self, classifier, check: BackCheck, low: float = 0.1, face_below: float = 0.0, veto: float = 0.0):
+    def __init__(self, classifier, check: BackCheck, low: float = 0.1):
         self.classifier = classifier
         self.check = check
         self.low = low
-        self.face_below = face_below
-        self.veto = veto
         self.back = classifier.classes.index("back")
         self.none = classifier.classes.index("none")
         self.check_back = check.classes.index("back")
@@ -119,15 +112,11 @@ class BackCheckedReader:
             return probs
         said = self.check.probs([cards[i] for i in ask])[:, self.check_back]
         for i, b in zip(ask, said):
-            if b > probs[i][self.back] or b < self.veto:  # a back the check sees as a face or a picture: not a back
+            if b > probs[i][self.back]:
                 probs[i] = with_back_share(probs[i], self.back, float(b))
         return probs
 
     def _ask(self, p: np.ndarray) -> bool:
         """Whether the check sees this read: it leans to ``back`` or
-        ``none`` with P(back) at least ``low``, or it is a face card read
-        under ``face_below`` (a back's pattern read as a court card)."""
-        top = int(np.argmax(p))
-        if top in (self.back, self.none):
-            return p[self.back] >= self.low
-        return p[top] < self.face_below
+        ``none`` with P(back) at least ``low``."""
+        return int(np.argmax(p)) in (self.back, self.none) and p[self.back] >= self.low

@@ -28,8 +28,7 @@ class BoxReads:
         not) - and the surest read wins.  The localiser's own NMS has
         already made one box per card, so cards of a fanned hand, which
         overlap more than any quad NMS would allow, stay apart.  Classical
-        quads that fit no box are read too when ``gate_iou`` is 0 (a card
-        the localiser missed), otherwise dropped.
+        quads that fit no box are dropped.
 
         Where cards overlap, two more steps (``fitted``, ``second_reads``):
         a box nothing could be read in is read again through the card
@@ -40,51 +39,22 @@ class BoxReads:
         its next card (:meth:`_assign`).
         """
         from .localise import warp_card
-        from .proposals import (box_corners, box_quads, box_variants, edge_angles, local_quads,
-                                strip_quads, turned_quads)
+        from .proposals import box_quads
 
         h, w = image_bgr.shape[:2]
-        every = self.localiser.proposals(image_bgr)
-        props = [r for r in every if r[1] >= self.settings.localiser_conf]
-        weak = [r for r in every if r[1] < self.settings.localiser_conf]
+        props = self.localiser.proposals(image_bgr)
         boxes = [b for b, _, _ in props]
         # the cards of one picture are about one size: the median card that fits a box
         widths = [_short_side(q) for b in boxes for q in box_quads(b)[:1]]
         width = float(np.median(widths)) if widths and self.settings.fitted else None
         fit_cache: dict = {}  # each box's scored fitted rectangles: the steps below read some boxes twice
-        cand_quads: list[np.ndarray] = []
-        owner: list[int] = []  # box index per candidate, -1 for a classical quad outside every box
-        for bi, (b, _, oq) in enumerate(props):
-            variants = box_variants(b, self.settings.box_trim) if self.settings.box_trim > 0 else [b]
-            own = [oq] if oq is not None else []  # an oriented-box model's own quad
-            strip = oq if oq is not None else box_corners(b)
-            turned = [q for a in (edge_angles(image_bgr, b, self.settings.edge_peaks) if self.settings.edge_peaks else [])
-                      for q in turned_quads(b, a)]
-            for q in (own + [q for v in variants for q in box_quads(v)] + turned + strip_quads(strip)
-                      + local_quads(image_bgr, b)):
-                cand_quads.append(q)
-                owner.append(bi)
-        for q in classical:
-            qb = (*q.min(axis=0), *q.max(axis=0))
-            ious = [_iou(qb, b) for b in boxes]
-            best = int(np.argmax(ious)) if ious else -1
-            if best >= 0 and ious[best] >= 0.6:
-                cand_quads.append(q)
-                owner.append(best)
-            elif self.settings.gate_iou <= 0 and (best < 0 or ious[best] < 0.3):
-                cand_quads.append(q)
-                owner.append(-1)
+        cand_quads, owner = self._box_quads(image_bgr, props, classical)
         probs = self.classifier.classify_cards([warp_card(image_bgr, q) for q in cand_quads])
         # per box, its surest read of each card (a box may take in a neighbour's index too)
         reads_of_box: dict[int, dict[int, tuple[float, np.ndarray, np.ndarray]]] = {}
-        loose: list[Detection] = []
         for q, p, bi in zip(cand_quads, probs, owner):
             ci, conf = self._read(p)
-            if ci < 0:
-                continue
-            if bi < 0:
-                loose.append(self._detection(q, p, ci, conf, w, h))
-            else:
+            if ci >= 0:
                 _keep_surest(reads_of_box, bi, ci, conf, q, p)
         if self.settings.fitted:
             # boxes nothing was read in: the rectangles lying best on the image's edges
@@ -100,15 +70,47 @@ class BoxReads:
                                   avoid=[d.quad for d in found.values()], cache=fit_cache)
                 found = self._assign(reads_of_box, w, h)
         dets = list(found.values())
-        if self.settings.fitted and self.settings.under:
-            dets += self._cards_under(image_bgr, props, found, fit_cache)
-        if self.settings.nudge:
-            dets += self._nudged(image_bgr, props + weak, found, dets, reads_of_box, fit_cache)
         if self.settings.close_conf:
             dets += self._read_closely(image_bgr, props, found, dets, cand_quads, probs, owner)
-        if self.back_localiser is not None:
-            dets += self._backs_in_back_boxes(image_bgr, props, dets)
-        return _one_per_card(dets + loose, self.settings.nms_iou, quads=False)
+        return _one_per_card(dets, self.settings.nms_iou, quads=False)
+
+    def _box_quads(self, image_bgr: np.ndarray, props: list, classical: list[np.ndarray]
+                   ) -> tuple[list[np.ndarray], list[int]]:
+        """The card quads each box is read through, and the box of each: its
+        oriented quad (an oriented-box model's), the card rectangles
+        inscribed in it, the edge-turned, strip and local quads
+        (:meth:`_image_quads`), then the classical quads that fit it (box
+        IoU 0.6)."""
+        from .proposals import box_quads
+
+        quads: list[np.ndarray] = []
+        owner: list[int] = []
+        for bi, (b, _, oq) in enumerate(props):
+            qs = ([oq] if oq is not None else []) + box_quads(b) + self._image_quads(image_bgr, b, oq)
+            quads += qs
+            owner += [bi] * len(qs)
+        boxes = [b for b, _, _ in props]
+        for q in classical:
+            qb = (*q.min(axis=0), *q.max(axis=0))
+            ious = [_iou(qb, b) for b in boxes]
+            best = int(np.argmax(ious)) if ious else -1
+            if best >= 0 and ious[best] >= 0.6:
+                quads.append(q)
+                owner.append(best)
+        return quads, owner
+
+    def _image_quads(self, image_bgr: np.ndarray, b, oq: np.ndarray | None) -> list[np.ndarray]:
+        """The quads of box ``b`` that take looking at the image: card
+        rectangles turned to the box's strongest edge directions
+        (``edge_peaks``), the strip quads of its corners (``oq``, an
+        oriented box's quad, or the box's), and the classical localiser's
+        quads in a crop around the box alone (a local contrast threshold
+        separates a card from carpet where a whole-image one does not)."""
+        from .proposals import box_corners, edge_angles, local_quads, strip_quads, turned_quads
+
+        peaks = self.settings.edge_peaks
+        turned = [q for a in (edge_angles(image_bgr, b, peaks) if peaks else []) for q in turned_quads(b, a)]
+        return turned + strip_quads(oq if oq is not None else box_corners(b)) + local_quads(image_bgr, b)
 
     def _read_fitted(self, image_bgr: np.ndarray, props: list, boxes: list[int], width: float | None,
                      reads_of_box: dict, avoid: list[np.ndarray] | None = None,
@@ -128,36 +130,6 @@ class BoxReads:
             ci, conf = self._read(p)
             if ci >= 0:
                 _keep_surest(reads_of_box, bi, ci, conf, q, p)
-
-    def _cards_under(self, image_bgr: np.ndarray, props: list, found: dict[int, Detection],
-                     cache: dict | None = None) -> list[Detection]:
-        """Cards under a card found, in the same localiser box.
-
-        The localiser may put one box round a pile or a fanned hand; the
-        top card is read, the cards under it show a strip or a corner
-        inside the box beyond it.  Where a box reaches well beyond its card
-        (their IoU under ``under``), the rectangles of that card's size
-        lying best on the edges, apart from every card found, are read; a
-        card no box has yet is reported when read surer than
-        ``under_conf`` (``under_conf_rare`` for a back or a joker: a
-        rectangle laid across a card's pips read as a joker was the one
-        false card this step added on scenes with the cards apart)."""
-        h, w = image_bgr.shape[:2]
-        boxes = [bi for bi, d in found.items() if _iou(props[bi][0], d.box) < self.settings.under]
-        if not boxes:
-            return []
-        reads: dict = {}
-        self._read_fitted(image_bgr, props, boxes, None, reads, avoid=[d.quad for d in found.values()],
-                          widths={bi: _short_side(found[bi].quad) for bi in boxes}, cache=cache)
-        have = {d.card for d in found.values() if d.card != "back"}
-        out = []
-        for bi, r in reads.items():
-            for ci, (conf, q, p) in sorted(r.items(), key=lambda t: -t[1][0]):
-                if self.classes[ci] not in have and conf >= self._floor(ci, self.settings.under_conf, self.settings.under_conf_rare):
-                    have.add(self.classes[ci])
-                    out.append(self._detection(q, p, ci, conf, w, h))
-                    break
-        return out
 
     def _assign(self, reads_of_box: dict, w: int, h: int) -> dict[int, Detection]:
         """One card per box.  A box's surest read wins, unless that card is

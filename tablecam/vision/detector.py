@@ -2,16 +2,14 @@
 
 ``load_detector().detect(image)`` returns one :class:`Detection` per visible
 card, in input-image pixels, whatever the resolution.  It runs on OpenCV and
-ONNX Runtime only (no torch at run time).  Two stages, because measured
-here a detector that must learn *where* cards are from renders transfers
-badly to real photographs, while classical localisation plus a corner-index
-classifier reads real cards (see docs/vision-model.md):
-
-1. :func:`tablecam.vision.localise.find_cards` finds card-shaped bright
-   quadrilaterals;
-2. each is warped to an upright 250x350 card and
-   :class:`tablecam.vision.classify.CornerClassifier` reads both corner
-   indices; candidates read as ``none`` are dropped.
+ONNX Runtime only (no torch at run time): the learned card localiser
+(``card_localiser.onnx``) boxes the cards, each box is read through card
+quads warped upright and :class:`~tablecam.vision.classify.CornerClassifier`
+reads their corner indices, and the index localiser (``card_index.onnx``)
+finds the cards that show only an index.  The steps live in one module
+each: :mod:`~tablecam.vision.box_reads`, :mod:`~tablecam.vision.left_boxes`,
+:mod:`~tablecam.vision.index_reads`; the settings in
+:mod:`~tablecam.vision.settings` (``models/detector.json``).
 
 The camera pipeline, which already knows where a card lies, calls
 :meth:`CardDetector.classify_card` on its own rectified crop.
@@ -24,7 +22,6 @@ from pathlib import Path
 
 import numpy as np
 
-from .back_boxes import BackBoxes
 from .box_reads import BoxReads
 from .classify import CLASSES, MODELS_DIR, CornerClassifier
 from .detections import Detection, _one_per_card, _top_probs
@@ -36,43 +33,40 @@ MIN_IMAGE_SIDE = 24
 """Pixels: a picture narrower than this holds no card whose index can be read."""
 
 
-class CardDetector(BoxReads, LeftBoxes, BackBoxes, IndexReads):
+class CardDetector(BoxReads, LeftBoxes, IndexReads):
     """Localise-rectify-classify card detector (ONNX Runtime).
 
     :meth:`detect` finds the cards of one picture in this order:
 
     1. the card localiser's boxes, each read through several card quads
-       (inscribed rectangles, edge-turned and classical quads), boxes
-       given to cards surest first (:meth:`_detect_in_boxes`,
+       (inscribed rectangles, edge-turned, strip and classical quads),
+       boxes given to cards surest first (:meth:`_detect_in_boxes`,
        :mod:`~tablecam.vision.assign`);
-    2. boxes left without a card: rectangles fitted to the image's edges,
-       cards under a found card (:meth:`_cards_under`), rectangles nudged
-       onto an index (:mod:`~tablecam.vision.nudge`), and close reads of
-       small blurred cards (:meth:`_read_closely`);
-    3. backs in the back localiser's boxes (:meth:`_backs_in_back_boxes`);
-    4. the final read of each card found, through ``read_views`` corner
+    2. boxes left without a card: rectangles fitted to the image's edges
+       (:meth:`_read_fitted`), and close reads of small blurred cards
+       (:meth:`_read_closely`);
+    3. the final read of each card found, through ``read_views`` corner
        windows with the pip count and the side suit as witnesses
        (:meth:`read_found`);
-    5. cards seen only by their index (:meth:`_from_indexes`), each index
+    4. cards seen only by their index (:meth:`_from_indexes`), each index
        window's card quads read also as laid on the image edges meeting
        near their corner (``index_fit``, :func:`~tablecam.vision.indexes.fit_corner`),
        in up to ``index_rounds`` rounds: a round that finds a card is
        followed by another with it among the cards found (:meth:`_by_index`);
-    6. of two face cards each read on the other's index, the less sure
+    5. of two face cards each read on the other's index, the less sure
        dropped (:mod:`~tablecam.vision.occlusion`).
 
     Every read must pass a floor: ``min_conf`` for a card found in its
-    own box, higher ones (``under_conf``, ``nudge_conf``, ``index_floor``
-    ...) where the read is less direct, and ``min_conf_rare`` for a back
-    or a joker, the codes most false cards on wood, carpet and print read
-    as.  Without the learned localiser (a model directory without
-    ``card_localiser.onnx``) the classical OpenCV localiser's quads are
-    read alone, from ``min_conf`` 0.5.
+    own box, higher ones (``close_conf``, ``index_floor`` ...) where the
+    read is less direct, and ``min_conf_rare`` for a back or a joker, the
+    codes most false cards on wood, carpet and print read as.  Without the
+    learned localiser (a model directory without ``card_localiser.onnx``)
+    the classical OpenCV localiser's quads are read alone, from
+    ``min_conf`` 0.5.
 
-    Each default was chosen on the tuning sets of ``bench/vision/tune.py``,
-    never on the real test split or the benchmark's held-out decks;
-    ``docs/detector-settings.md`` records every choice, what it gained and
-    the alternatives dropped.
+    ``docs/detector-settings.md`` gives each setting's value and the
+    measured reason for it, on the tuning sets only (never the real test
+    split or the benchmark's held-out decks).
     """
 
     def __init__(self, model_dir: str | Path | None = None, threads: int = 1,
@@ -88,8 +82,7 @@ class CardDetector(BoxReads, LeftBoxes, BackBoxes, IndexReads):
 
     def _build(self, model_dir: str | Path | None, threads: int, s: DetectorSettings) -> None:
         """Load the models ``s`` asks for and resolve the settings that
-        default to another (``min_conf``, ``back_boxes_fitted``,
-        ``back_boxes_under``, ``index_floor_under``)."""
+        default to another (``min_conf``, ``index_floor_under``)."""
         from .proposals import CardLocaliser
 
         self.model_dir = Path(model_dir) if model_dir else MODELS_DIR
@@ -99,21 +92,13 @@ class CardDetector(BoxReads, LeftBoxes, BackBoxes, IndexReads):
         if s.back_check > 0 and bc_path.exists():
             from .backs import BackCheck, BackCheckedReader
 
-            self.classifier = BackCheckedReader(self.classifier, BackCheck(bc_path, threads=threads), low=s.back_check,
-                                                face_below=s.back_check_faces, veto=s.back_check_veto)
+            self.classifier = BackCheckedReader(self.classifier, BackCheck(bc_path, threads=threads), low=s.back_check)
         # the learned localiser, when the model directory ships one (None: use it if present)
         self.localiser = None
         loc_path = self.model_dir / "card_localiser.onnx"
         if s.localiser or (s.localiser is None and loc_path.exists()):
-            self.localiser = CardLocaliser(loc_path, threads=threads, conf=min(s.localiser_conf, s.weak_conf or 1.0),
+            self.localiser = CardLocaliser(loc_path, threads=threads, conf=s.localiser_conf,
                                            imgsz=s.localiser_imgsz, iou=s.localiser_iou)
-        # the second localiser, trained with more face-down cards: its new boxes are searched for backs
-        self.back_localiser = None
-        bl_path = self.model_dir / "card_back_localiser.onnx"
-        if self.localiser is not None and s.back_boxes > 0 and bl_path.exists():
-            self.back_localiser = CardLocaliser(bl_path, threads=threads,
-                                                conf=s.localiser_conf if s.back_boxes_conf is None else s.back_boxes_conf,
-                                                imgsz=self.localiser.sizes, iou=s.localiser_iou)
         # the index-window localiser, when the model directory ships one (``indexes``)
         self.indexer = None
         ix_path = self.model_dir / "card_index.onnx"
@@ -127,8 +112,6 @@ class CardDetector(BoxReads, LeftBoxes, BackBoxes, IndexReads):
         self.classes = self.classifier.classes
         # the settings that default to another, resolved
         self.min_conf = s.min_conf if s.min_conf is not None else (0.6 if self.localiser is not None else 0.5)
-        self.back_boxes_fitted = s.fitted if s.back_boxes_fitted is None else s.back_boxes_fitted
-        self.back_boxes_under = s.back_boxes if s.back_boxes_under is None else s.back_boxes_under
         self.index_floor_under = min(s.index_floor, s.index_floor_under)
 
     def classify_card(self, crop_bgr: np.ndarray) -> tuple[str, float, dict[str, float]]:

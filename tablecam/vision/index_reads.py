@@ -68,7 +68,7 @@ class IndexReads:
     def _from_indexes(self, image_bgr: np.ndarray, found: list[Detection],
                       memo: dict | None = None) -> list[Detection]:
         """Cards seen only by their index (``card_index.onnx``): each index
-        window's card quads are read (:meth:`_index_quads`, :meth:`_read_indexes`), and a sure read
+        window's card quads are read (:meth:`_index_candidates`, :meth:`_read_indexes`), and a sure read
         (``index_floor``) of a card not yet found, whose quad is not one
         found already and whose width is within ``index_size`` of the usual
         card's, is a new card.  ``memo`` keeps the reads by input size for
@@ -77,16 +77,15 @@ class IndexReads:
         sizes = self._index_sizes(found, w, h)
         memo = {} if memo is None else memo
         if sizes not in memo:
-            memo[sizes] = (self._index_quads(image_bgr, sizes), {})
-        all_quads, read = memo[sizes]
+            memo[sizes] = (self._index_windows_quads(image_bgr, sizes), {}, {})
+        base, fits, read = memo[sizes]
         cover = [d.quad for d in found if d.quad is not None]
         width = float(np.median([_short_side(q) for q in cover])) if cover else None
-        # only the quads that could be a new card are read (:meth:`_new_card` refuses the rest whatever they read)
-        idx = [i for i, q in enumerate(all_quads) if self._may_be_new(q, found, width, self.settings.index_size)]
-        todo = [i for i in idx if i not in read]
+        quads = self._index_candidates(image_bgr, base, fits, found, width)
+        todo = [q for q in quads if id(q) not in read]
         if todo:
-            read.update(zip(todo, self._read_indexes(image_bgr, [all_quads[i] for i in todo])))
-        quads, probs = [all_quads[i] for i in idx], [read[i] for i in idx]
+            read.update(zip(map(id, todo), self._read_indexes(image_bgr, todo)))
+        probs = [read[id(q)] for q in quads]
         if not quads:
             return []
         reads = []
@@ -110,22 +109,34 @@ class IndexReads:
                 have.add(card)
         return new
 
-    def _index_quads(self, image_bgr: np.ndarray, sizes: tuple[int, ...] | None) -> list[np.ndarray]:
+    def _index_windows_quads(self, image_bgr: np.ndarray, sizes: tuple[int, ...] | None) -> list[np.ndarray]:
         """The card quads of the index windows the index localiser gives at
-        ``sizes``: each window gives two card quads
-        (:func:`~tablecam.vision.indexes.card_quads`), with ``index_fit``
-        each also laid on the image edges meeting near its corner
-        (:func:`~tablecam.vision.indexes.fit_corner`: a window a few pixels
-        off halves a small index's read)."""
-        from .indexes import card_quads, fit_corner
+        ``sizes``: each window gives two
+        (:func:`~tablecam.vision.indexes.card_quads`)."""
+        from .indexes import card_quads
 
         wins = [q for _, _, q in self.indexer.proposals(image_bgr, sizes) if q is not None]
-        quads = [cq for win in wins for cq in card_quads(win)]
-        if self.settings.index_fit:
-            s = self.settings
-            quads += [f for f in (fit_corner(image_bgr, q, shift=s.index_fit_shift, reach=s.index_fit_reach)
-                                  for q in quads) if f is not None]
-        return quads
+        return [cq for win in wins for cq in card_quads(win)]
+
+    def _index_candidates(self, image_bgr: np.ndarray, base: list[np.ndarray], fits: dict[int, np.ndarray | None],
+                          found: list[Detection], width: float | None) -> list[np.ndarray]:
+        """The card quads of the index windows that could be a new card
+        beside ``found`` (:meth:`_may_be_new`), and with ``index_fit`` each
+        also laid on the image edges meeting near its corner
+        (:func:`~tablecam.vision.indexes.fit_corner`: a window a few pixels
+        off halves a small index's read).  A fitted quad keeps its quad's
+        size, so only the quads of the usual card's width are fitted;
+        ``fits`` keeps the fitted quads by quad for the next round."""
+        from .indexes import fit_corner
+
+        s = self.settings
+        sized = [i for i, q in enumerate(base) if self._may_be_new(q, [], width, s.index_size)]
+        if s.index_fit:
+            for i in sized:
+                if i not in fits:
+                    fits[i] = fit_corner(image_bgr, base[i], shift=s.index_fit_shift, reach=s.index_fit_reach)
+        quads = [base[i] for i in sized] + [fits[i] for i in sized if s.index_fit and fits[i] is not None]
+        return [q for q in quads if self._may_be_new(q, found, None, s.index_size)]
 
     def _read_indexes(self, image_bgr: np.ndarray, quads: list[np.ndarray]) -> list[np.ndarray]:
         """The reads of card quads from their top-left index alone
@@ -146,7 +157,7 @@ class IndexReads:
         ``index_card_px`` is 0.
 
         >>> from tablecam.vision.detector import CardDetector
-        >>> from tablecam.vision.nudge import card_quad
+        >>> from tablecam.vision.proposals import card_quad
         >>> from tablecam.vision.settings import DetectorSettings
         >>> det = CardDetector.__new__(CardDetector)
         >>> det.settings = DetectorSettings(index_card_px=100.0)

@@ -33,17 +33,20 @@ def order_quad(pts: np.ndarray) -> np.ndarray:
     [[0.0, 0.0], [100.0, 0.0], [100.0, 140.0], [0.0, 140.0]]
     """
     pts = np.asarray(pts, np.float32).reshape(4, 2)
-    c = pts.mean(axis=0)
-    ang = np.arctan2(pts[:, 1] - c[1], pts[:, 0] - c[0])
-    pts = pts[np.argsort(ang)]  # clockwise on screen (y points down)
+    d = pts - pts.mean(axis=0)
+    pts = pts[np.argsort(np.arctan2(d[:, 1], d[:, 0]))]  # clockwise on screen (y points down)
     # start at the point nearest the top-left so that upright cards stay upright
     start = int(np.argmin(pts.sum(axis=1)))
-    pts = np.roll(pts, -start, axis=0)
-    e01 = np.linalg.norm(pts[1] - pts[0]) + np.linalg.norm(pts[3] - pts[2])
-    e12 = np.linalg.norm(pts[2] - pts[1]) + np.linalg.norm(pts[0] - pts[3])
+    e = pts[_NEXT] - pts
+    side = np.sqrt((e * e).sum(axis=1))  # side[i]: from corner i to corner i + 1
+    e01 = side[start] + side[(start + 2) % 4]
+    e12 = side[(start + 1) % 4] + side[(start + 3) % 4]
     if e01 > e12:  # first edge long: start one corner later (turn the card 90 degrees)
-        pts = np.roll(pts, -1, axis=0)
-    return pts
+        start += 1
+    return pts[[(start + k) % 4 for k in range(4)]]
+
+
+_NEXT = [1, 2, 3, 0]
 
 
 def warp_card(image: np.ndarray, quad: np.ndarray, size: tuple[int, int] = (CARD_W, CARD_H),

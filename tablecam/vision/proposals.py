@@ -77,6 +77,15 @@ def _card_at(a: float, t: float, aspect: float = CARD_ASPECT) -> np.ndarray:
     return base @ np.array([[math.cos(t), math.sin(t)], [-math.sin(t), math.cos(t)]])
 
 
+def card_quad(rect: tuple[float, float, float, float], aspect: float = CARD_ASPECT) -> np.ndarray:
+    """The four corners of a card rectangle ``(cx, cy, width, turn)`` (float32, as the warps take).
+
+    >>> card_quad((0.0, 0.0, 10.0, 0.0)).tolist()
+    [[-5.0, -7.0], [5.0, -7.0], [5.0, 7.0], [-5.0, 7.0]]
+    """
+    cx, cy, a, t = rect
+    return (_card_at(a, t, aspect) + np.array([cx, cy])).astype(np.float32)
+
 def _gradients(image: np.ndarray, x1: int, y1: int, x2: int, y2: int, max_side: int,
                sigma: float) -> tuple[np.ndarray, np.ndarray, float]:
     """Sobel gradients of the grey, blurred crop ``[y1:y2, x1:x2]``, shrunk
