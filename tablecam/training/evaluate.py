@@ -361,11 +361,12 @@ def eval_scenes(n: int = 50, seed: int = 7, overlap: bool = True, decks: list[st
 LABELLED_SETS = ("blackjack-tracker", "jackfurby")
 
 
-def eval_labelled_photos(name: str, detector=None, root: Path | None = None) -> dict:
+def eval_labelled_photos(name: str, detector=None, root: Path | None = None, names: list[str] | None = None) -> dict:
     """Recall and precision of card identities on a real set labelled by
     identity (``real-photos/<name>/labels.json``: per photo the face-up
     ``cards`` that must be found and the ``allowed`` ones, partly visible,
-    neither required nor false).  A detection is right when its code is
+    neither required nor false; only the photos ``names``, file names,
+    when given).  A detection is right when its code is
     one of the photo's cards (each counted once); a ``back`` or a code not
     on the photo is a false card; the photos carry no positions.
     """
@@ -381,6 +382,8 @@ def eval_labelled_photos(name: str, detector=None, root: Path | None = None) -> 
     tot = {"gt": 0, "tp": 0, "fp": 0, "images": 0, "seconds": 0.0}
     errors = []
     for fname, lab in sorted(labels.items()):
+        if names is not None and fname not in names:
+            continue
         img = cv2.imread(str(folder / fname))
         t = time.perf_counter()
         dets = det.detect(img)
