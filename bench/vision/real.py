@@ -5,7 +5,7 @@ photos the localiser never trained on, ``edje-train`` the whole train
 split (296 photos), ``blackjack-tune`` the blackjack-tracker photos whose
 number is odd (10 photos, 136 cards) - these three are the tuning sets,
 on which the detector's settings are chosen; ``blackjack-judge`` the
-even-numbered half (11 photos), which judges a choice; ``edje-test`` the
+even-numbered half (10 photos, 136 cards), which judges a choice; ``edje-test`` the
 test split and ``blackjack-tracker``, ``jackfurby`` whole (identity
 labels): looked at once per shipped change, never to choose.  ``--time``
 also times detect() on a 1280x720 frame with 16 cards (blackjack-tracker
