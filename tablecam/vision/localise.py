@@ -360,6 +360,11 @@ def quad_iou(a: np.ndarray, b: np.ndarray) -> float:
     """Intersection over union of two convex quads (rotated cards)."""
     import cv2
 
+    a = np.asarray(a, np.float32).reshape(4, 2)
+    b = np.asarray(b, np.float32).reshape(4, 2)
+    lo, hi = np.maximum(a.min(axis=0), b.min(axis=0)), np.minimum(a.max(axis=0), b.max(axis=0))
+    if lo[0] >= hi[0] or lo[1] >= hi[1]:
+        return 0.0  # bounds apart (or touching): no overlap, and no need to order the corners
     a = order_quad(a).astype(np.float32)
     b = order_quad(b).astype(np.float32)
     inter, _ = cv2.intersectConvexConvex(a, b)
