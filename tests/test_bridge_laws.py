@@ -385,6 +385,37 @@ def test_law_58a_a_play_simultaneous_with_a_legal_play_is_deemed_subsequent():
     raise AssertionError("no real deal for this scenario")
 
 
+def test_law_58a_what_the_play_deemed_subsequent_then_raises_says_it_was_simultaneous():
+    """58A: the fourth hand's card, logged before the third hand's, fell at the same moment: it is applied
+    again after it and completes the trick. What that raises (here Law 50D2: the winner's partner holds a
+    major penalty card) is marked ``simultaneous``, so the director sees why it came with the third card."""
+    for g in real_games():
+        if not g.follow_real(lambda g: not g.trick and g.trick_no > 2):
+            continue
+        k = len(g.tricks) * 4
+        plays = g.real_plays[k:k + 4]
+        led, w = plays[0][1][0], g.winner(plays)
+        holder = nxt(w, 2)
+        card = dict(plays).get(holder, "")
+        spare = [c for c in g.hands[holder] if c[0] != led and c != card]
+        if holder == g.declarer or holder == nxt(g.declarer, 2) or card[:1] != led or not spare:
+            continue
+        g.add(type="expose", seat=holder, card=spare[0], deliberate=True)
+        for s, c in plays[:2]:
+            g.add(type="play", seat=s, card=c)
+        fourth = g.add(type="play", seat=plays[3][0], card=plays[3][1])
+        g.add(type="play", seat=plays[2][0], card=plays[2][1], simultaneous=True)
+        g.add(type="end")
+        out = g.run()
+        no_trouble(out)
+        lead = kinds(out, "lead_options")
+        assert [(f["seat"], f["event"], f.get("simultaneous")) for f in lead] == [(w, fourth, True)]
+        assert [f["rule"] for f in kinds(out, "play_out_of_turn")][-1] == "Law 58A"
+        assert all("simultaneous" not in f for f in out if f["kind"] != "lead_options")
+        return
+    raise AssertionError("no real deal for this scenario")
+
+
 # -- The auction: Laws 30, 36, 38 -----------------------------------------------------------------------
 
 def auction_with(g, calls):
