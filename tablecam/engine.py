@@ -395,8 +395,8 @@ class Table:
     def _record(self, out: list[Finding]) -> list[Finding]:
         """What the table reports: each finding that names no board gets the number of the board in
         progress (a new record; the engine keeps the one it made)."""
-        number = self.board.board if self.board is not None else None
-        if number is not None:
+        if out and self.board is not None and self.board.board is not None:
+            number = self.board.board
             out = [dataclasses.replace(f, board=number) if f.board is None else f for f in out]
         if self.keep_history:
             self.findings += out

@@ -24,7 +24,6 @@ dataclasses.FrozenInstanceError: cannot assign to field 'status'
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from types import MappingProxyType
 from typing import Any, Mapping, Sequence
 
 LIFECYCLE = ("pending", "corrected", "established", "rectified", "info", "withdrawn")
@@ -42,18 +41,30 @@ SEVERITY = {
 """Default alert severity by kind; anything unlisted is an ``alert``."""
 
 
-def read_only(d: Mapping[str, Any] | None) -> Mapping[str, Any]:
-    """A read-only copy of ``d`` (a frozen record's mapping field: nobody can change it behind the record).
+class ReadOnlyDict(dict):  # type: ignore[type-arg]
+    """A dict that cannot be changed once made: a frozen record's mapping field.
 
-    >>> m = read_only({"a": 1})
-    >>> m["a"], dict(m)
-    (1, {'a': 1})
+    A dict, not a ``types.MappingProxyType``, so a finding still copies,
+    pickles and serialises as before (``json.dumps``, ``copy.deepcopy``).
+
+    >>> m = ReadOnlyDict({"a": 1})
+    >>> m["a"], m == {"a": 1}, {**m, "b": 2}
+    (1, True, {'a': 1, 'b': 2})
     >>> m["a"] = 2
     Traceback (most recent call last):
     ...
-    TypeError: 'mappingproxy' object does not support item assignment
+    TypeError: a ReadOnlyDict cannot be changed; make a new one
     """
-    return MappingProxyType(dict(d or {}))
+
+    __slots__ = ()
+
+    def _refuse(self, *args: Any, **kwargs: Any) -> Any:
+        raise TypeError("a ReadOnlyDict cannot be changed; make a new one")
+
+    __setitem__ = __delitem__ = __ior__ = clear = pop = popitem = setdefault = update = _refuse
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (ReadOnlyDict, (dict(self),))
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,10 +75,10 @@ class Finding:
     ``card`` ...) and is flattened into the JSON object, so the contract's
     field names appear at top level.
 
-    Frozen: ``options`` is kept as a tuple and ``extra`` as a read-only
-    mapping (both copied from what the constructor is given, which may be a
-    list and a dict); the values inside ``extra`` are the caller's and are
-    not to be changed either.
+    Frozen: ``options`` is kept as a tuple and ``extra`` as a
+    :class:`ReadOnlyDict` (both copied from what the constructor is given,
+    which may be a list and a dict); the values inside ``extra`` are the
+    caller's and are not to be changed either.
     """
 
     kind: str
@@ -89,7 +100,7 @@ class Finding:
             object.__setattr__(self, "seat", str(self.seat))
         if type(self.options) is not tuple:
             object.__setattr__(self, "options", tuple(self.options))
-        object.__setattr__(self, "extra", read_only(self.extra))
+        object.__setattr__(self, "extra", ReadOnlyDict(self.extra))
 
     @property
     def severity(self) -> str:
