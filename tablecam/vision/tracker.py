@@ -172,6 +172,7 @@ class StabilityTracker:
         self.looks = 0
         self.moving_hist: list[int] = []
         self.motion_since_look = True
+        self._partial: np.ndarray | None = None   # a changed patch that is part of a card (view px)
 
     # -- per frame ---------------------------------------------------------
     def update(self, view: np.ndarray, ts: float, frame: int, look: Look | None = None) -> list[Rest | Gone]:
@@ -268,7 +269,10 @@ class StabilityTracker:
 
     def _rest(self, view: np.ndarray, t: Track) -> Rest | None:
         """A box at rest: the newest card in it, or None when it is a card already placed."""
+        self._partial = None
         changed = self._changed_card(view, t.box)
+        if changed is None and self._partial is not None:
+            changed = self._covering(view, t.box, self._partial)
         if changed is not None and self._seen_again(changed) is not None:
             return None          # a card placed lately, found again before the scene at rest took it in
         if changed is not None:
@@ -335,7 +339,7 @@ class StabilityTracker:
             old = np.clip(old * gain, 0, 255).astype(np.int16)
         diff = np.abs(cur - old).max(axis=2)
         mask = (diff > self.cfg.stability.changed).astype(np.uint8)
-        if mask.sum() < 0.5 * self.card_area:
+        if mask.sum() < 0.3 * self.card_area:
             return None
         k = max(3, int(round(2 * self.ppm)) | 1)
         mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, np.ones((2 * k + 1, 2 * k + 1), np.uint8))
@@ -344,22 +348,57 @@ class StabilityTracker:
         if n < 2:
             return None
         i = 1 + int(np.argmax(st[1:, cv2.CC_STAT_AREA]))
-        if st[i, cv2.CC_STAT_AREA] < 0.5 * self.card_area:
+        if st[i, cv2.CC_STAT_AREA] < 0.3 * self.card_area:
             return None
         pts = cv2.findNonZero((lab == i).astype(np.uint8))
         hull = cv2.convexHull(pts)
         quad = cv2.boxPoints(cv2.minAreaRect(hull)).astype(np.float64)
-        if not self._card_shaped(quad):
-            return None
         e1 = float(np.linalg.norm(quad[1] - quad[0]))
         e2 = float(np.linalg.norm(quad[2] - quad[1]))
-        if cv2.contourArea(hull) < 0.8 * e1 * e2:
+        if not self._card_shaped(quad) or cv2.contourArea(hull) < 0.8 * e1 * e2:
+            # part of a card: one laid across white faces changes only where it covers the table
+            # or the pips below; kept for _covering to find the card around it
+            short, long_ = sorted((e1, e2))
+            if short <= 1.15 * self.card_px[0] and long_ <= 1.15 * self.card_px[1]:
+                self._partial = pts.reshape(-1, 2).astype(np.float64) + np.array([x1, y1], np.float64)
             return None
         quad = quad + np.array([x1, y1], np.float64)
         # the localiser confirms: its box holds this card
         if box_iou(quad_box(quad), box) < 0.3 and not self._inside(quad_box(quad), box):
             return None
         return quad
+
+    def _covering(self, view: np.ndarray, box: BoxT, part: np.ndarray) -> np.ndarray | None:
+        """The card rectangle, fitted to the view's edges, that covers a changed patch too small or
+        ragged to be a whole card (view px); None when no fitted card covers it.
+
+        Why: on a pile the newest card lies partly on white faces, so only
+        the part over the table (and over the pips below) changed.  The card
+        is the card-sized rectangle on the edges that holds all of that part
+        - never the card beneath, which does not hold the part that changed."""
+        import cv2
+
+        from .proposals import fitted_quads
+
+        cw, ch = self.card_px
+        h, w = view.shape[:2]
+        lo, hi = part.min(0), part.max(0)
+        reach = ch - min(float(hi[0] - lo[0]), float(hi[1] - lo[1]))
+        x1, y1 = max(0.0, lo[0] - reach), max(0.0, lo[1] - reach)
+        x2, y2 = min(w - 1.0, hi[0] + reach), min(h - 1.0, hi[1] + reach)
+        try:
+            quads = fitted_quads(view, (x1, y1, x2, y2), top=4, aspect=ch / cw, width=cw, max_side=160)
+        except (ValueError, IndexError, ArithmeticError):
+            return None
+        sample = part[:: max(1, len(part) // 400)].astype(np.float32)
+        for q in quads:
+            c = q.astype(np.float32).reshape(-1, 1, 2)
+            inside = np.mean([cv2.pointPolygonTest(c, (float(x), float(y)), True) >= -1.5 for x, y in sample])
+            if inside >= 0.9 and self._card_shaped(q.astype(np.float64)):
+                qb = quad_box(q)
+                if box_iou(qb, box) >= 0.3 or self._inside(qb, box):
+                    return q.astype(np.float64)
+        return None
 
     def _fitted(self, view: np.ndarray, box: BoxT, avoid: np.ndarray | None) -> list[np.ndarray]:
         """Card rectangles in the box: fitted to its edges, and those inscribed in it."""
