@@ -582,6 +582,11 @@ class CameraPipeline:
             if card.is_joker and self.game not in JOKER_GAMES:
                 continue
             faces[str(card)] = float(v)
+        # another seat's card to this trick lies on the table already: an unsure read of it here is
+        # the card beneath seen through a pile, not this seat's card (one card is never two)
+        taken = {str(p["card"]) for p in self.trick if p["seat"] != seat}
+        if taken and any(c not in taken for c in faces):
+            faces = {c: v for c, v in faces.items() if c not in taken}
         if seat is not None and self.hands is not None and self.hands.known:
             held = {c: v for c, v in faces.items() if self.hands.can_hold(seat, parse_card(c))}
             total = sum(held.values())
@@ -663,6 +668,10 @@ class CameraPipeline:
             seen = [c for c, v in self._candidates(r, seat) if c in known and v >= 0.05]
             if seen:
                 card, conf, uncertain = parse_card(seen[0]), max(conf, self.cfg.uncertain_below), False
+            elif any(p["seat"] != seat and p["card"] == card for p in self.trick):
+                cands = self._candidates(r, seat)      # the card beneath, read unsurely: the next likeliest
+                if cands and cands[0][0] != str(card):
+                    card, conf, uncertain = parse_card(cands[0][0]), cands[0][1], True
         out: list[Event | Finding] = []
         extra: dict[str, Any] = {}
         # a card surely read that already lies on the table (this seat's card to the trick, or

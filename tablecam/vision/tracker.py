@@ -262,8 +262,10 @@ class StabilityTracker:
             if not t.done and t.seen >= 2 and frame - t.first_frame >= self.N - 1:
                 t.done = True
                 rest = self._rest(view, t)
-                if rest is not None:
-                    out.append(rest)
+                if rest is not None and not any(
+                        isinstance(o, Rest) and box_iou(quad_box(o.quad_view), quad_box(rest.quad_view)) >= 0.5
+                        for o in out):
+                    out.append(rest)         # (two boxes on one new card: one rest)
         self.tracks = new_tracks
         return out
 
@@ -396,6 +398,8 @@ class StabilityTracker:
             inside = np.mean([cv2.pointPolygonTest(c, (float(x), float(y)), True) >= -1.5 for x, y in sample])
             if inside >= 0.9 and self._card_shaped(q.astype(np.float64)):
                 qb = quad_box(q)
+                if any(box_iou(p.box, qb) >= 0.6 for p in self.placed):
+                    continue         # a card already placed: the changed part lies on it, it is not the new one
                 if box_iou(qb, box) >= 0.3 or self._inside(qb, box):
                     return q.astype(np.float64)
         return None
