@@ -629,11 +629,13 @@ class CameraPipeline:
             if sure or (unsure and (seen or self.bidding.calls or self.pending_calls)):
                 self.tracker.place(rest, {"kind": "bidding"}, quad)   # a bid card: the bidding watcher reads it
                 return []
-            # a playing card surely read where bid cards lie, and no bid card there (or a card no
-            # bid card at all, before any call was read: a table without bidding boxes): the
-            # auction is over, and a call the watcher is holding for this place was that card
-            self.pending_calls = [c for c in self.pending_calls if c[1].get("zone") != bidding.name]
-            self.bidding.close()
+            if not unsure:
+                # a playing card surely read where bid cards lie, and no bid card there: the auction
+                # is over, and a call the watcher is holding for this place was that card
+                self.pending_calls = [c for c in self.pending_calls if c[1].get("zone") != bidding.name]
+                self.bidding.close()
+            # unsure, before any call was read, and no bid card (a table without bidding boxes, or a
+            # hand's shadow): only a play made of it below ends the auction
         if r.card == "back":
             self.tracker.place(rest, {"kind": "back", "zone": zone.name}, quad)
             return []
