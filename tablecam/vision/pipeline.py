@@ -624,9 +624,11 @@ class CameraPipeline:
             unsure = r.card in ("back", "none") or r.conf < self.cfg.uncertain_below
             bid = self.bidding.bid_card_at(bidding, q_mm, frame.image, self._cut_strip)
             seen = bid is not None and bid.conf >= self.cfg.min_conf
-            sure = (seen and bid.conf >= BID_SURE) or any(   # the watcher has just read it surely
+            begun = bool(self.bidding.calls or self.pending_calls)   # an auction the watcher has not seen end
+            alike = seen and any(c[1:] + c[:1] == r.card for c, _ in bid.candidates)   # 2H: the two of hearts
+            sure = (seen and (bid.conf >= BID_SURE or alike)) or any(   # or the watcher has just read it surely
                 c[1].get("zone") == bidding.name and not c[1].get("uncertain") for c in self.pending_calls)
-            if sure or (unsure and (seen or self.bidding.calls or self.pending_calls)):
+            if sure or ((unsure or seen) and begun) or (unsure and seen):
                 self.tracker.place(rest, {"kind": "bidding"}, quad)   # a bid card: the bidding watcher reads it
                 return []
             if not unsure:
