@@ -219,6 +219,20 @@ class BiddingWatcher:
             self.close()                                 # the cards picked up next are not new calls
         return {"seat": w.zone.seat, **read.event_fields(), "zone": w.zone.name}
 
+    def zone_over(self, quad_mm: np.ndarray) -> Zone | None:
+        """The bidding zone that a card's outline (table mm) reaches into while the auction is open
+        and has begun: its centre's zone, else the one holding most of its corners. A bid card's
+        outline found by the tracker can be shifted out of the row (a chip or a shadow beside it)."""
+        if not self.active or not self.calls:
+            return None
+        q = np.asarray(quad_mm, np.float64)
+        here = self.zone_at(*q.mean(0))
+        if here is not None:
+            return here
+        inside = [(sum(w.zone.contains(*p) for p in q), i) for i, w in enumerate(self.watches)]
+        n, i = max(inside, default=(0, 0))
+        return self.watches[i].zone if n else None
+
     def bid_card_at(self, zone: Zone, quad_mm: np.ndarray, img: np.ndarray, cut: Cut) -> BidRead | None:
         """The bid-card reading of a card the tracker saw come to rest in a bidding zone (its outline
         ``quad_mm``, table mm): the strip at its end towards the centre, read where the outline puts

@@ -603,7 +603,7 @@ class CameraPipeline:
         q_mm = rest.quad_view / self.cfg.px_per_mm
         cx, cy = (float(v) for v in q_mm.mean(0))
         zone = self.cfg.zone_at(cx, cy, self.game)
-        bidding = self.bidding.zone_at(cx, cy)
+        bidding = self.bidding.zone_at(cx, cy) or self.bidding.zone_over(q_mm)
         if bidding is not None and zone is None:
             zone = bidding
         if zone is None:
