@@ -34,6 +34,9 @@ import uuid
 from dataclasses import dataclass
 from typing import Any, Iterator
 
+from .events import Event, parse_event
+from .findings import Finding, bad_event
+
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS events (
     table_id  TEXT    NOT NULL,
@@ -207,6 +210,20 @@ class EventStore:
             self._db.close()
 
 
+def to_item(event: dict[str, Any], index: int) -> Event | Finding:
+    """Parse a stored event dict; a bad one becomes a ``bad_event`` finding.
+
+    Why here: the node judges each event as it stores it, and a store read
+    back later (a restart, ``tablecam replay`` of a store) must judge it the
+    same way, bad events included.
+    """
+    try:
+        return parse_event(event, index)
+    except ValueError as e:
+        return bad_event(f"Event {index} was not understood: {e}; skipped.", index,
+                         line=json.dumps(event)[:200])
+
+
 STORE_SUFFIXES = (".sqlite", ".sqlite3", ".db")
 """File names a table node's store goes by (``[store] path`` in a table config)."""
 
@@ -222,8 +239,6 @@ def read_store(path: str) -> dict[str, Iterator[Any]]:
     Raises ``OSError`` for a missing file and ``ValueError`` for a file
     that is not a tablecam store.
     """
-    from .node import to_item
-
     if not os.path.isfile(path):
         raise FileNotFoundError(f"no such file: {path}")
     uri = f"file:{urllib.parse.quote(os.path.abspath(path))}?mode=ro"

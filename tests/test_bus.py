@@ -20,9 +20,9 @@ from tablecam.bus.base import Message
 from tablecam.bus.station import Station
 from tablecam.config import ConfigError, load_table_config
 from tablecam.engine import Table
-from tablecam.node import TableNode, to_item
+from tablecam.node import TableNode
 from tablecam.sim.bridge import simulate_board, simulate_session
-from tablecam.store import EventStore
+from tablecam.store import EventStore, to_item
 
 REPO = Path(__file__).resolve().parent.parent
 

@@ -3,7 +3,7 @@
 - the core (``cards``, ``events``, ``findings``, ``engine``, ``kinds``) is
   what everything builds on; ``rules/`` imports only the core, and
   ``archive/`` only the core and the event store (a ``.sqlite`` store is a
-  file it reads);
+  file it reads), which imports only the core;
 - ``rules/`` holds rules only: every module in it belongs to a game's
   engine (reached by imports from :data:`tablecam.engine.ENGINES`), so a
   generator of test deals cannot sit there unnoticed (they are ``sim/``'s);
@@ -80,6 +80,13 @@ def test_rules_import_only_the_core():
 
 def test_archive_imports_only_the_core_and_the_event_store():
     bad = _breaches("archive", allowed=CORE + ("tablecam.store",))
+    assert not bad, "\n".join(bad)
+
+
+def test_the_event_store_imports_only_the_core():
+    """A store is read back by archive readers and replays, so it needs nothing that runs a table."""
+    bad = [f"tablecam/store.py:{line} imports {name}" for line, name in _imported(PKG / "store.py")
+           if name.startswith("tablecam") and _area(name) not in CORE]
     assert not bad, "\n".join(bad)
 
 

@@ -7,8 +7,8 @@ from collections import Counter
 import pytest
 
 from tablecam.engine import Table
-from tablecam.node import to_item
 from tablecam.sim.bridge import simulate_board
+from tablecam.store import to_item
 
 BOARDS = range(1, 25)
 

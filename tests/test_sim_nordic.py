@@ -20,9 +20,9 @@ import pytest
 from tablecam.cards import parse_card
 from tablecam.engine import Table
 from tablecam.events import read_events
-from tablecam.node import to_item
 from tablecam.sim import nordic
 from tablecam.sim.session import boards_of, session_events
+from tablecam.store import to_item
 
 BOARDS = range(1, 21)
 REPO = Path(__file__).resolve().parent.parent

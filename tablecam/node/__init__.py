@@ -15,6 +15,6 @@ The bus itself (in-process or MQTT) and the director station's end of it
 are :mod:`tablecam.bus`.
 """
 
-from .tablenode import TableNode, to_item
+from .tablenode import TableNode
 
-__all__ = ["TableNode", "to_item"]
+__all__ = ["TableNode"]

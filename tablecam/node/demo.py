@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import queue
 import secrets
 import shutil
 import subprocess
@@ -33,13 +32,11 @@ import sys
 import tempfile
 import threading
 import time
-from typing import Any, Callable
 
 from ..bus import make_bus
 from ..bus.base import Bus
 from ..bus.station import Station
 from ..bus.stationlink import health_to_hub
-from ..cards import Seat
 from ..store import EventStore
 from .sources import SimulatedTable
 from .tablenode import TableNode

@@ -25,7 +25,8 @@ import threading
 import time
 from typing import Any, Callable
 
-from .tablenode import TableNode, to_item
+from ..store import to_item
+from .tablenode import TableNode
 
 
 def log(msg: str) -> None:

@@ -16,7 +16,6 @@ table's ``control`` topic, like the shoe protocol's RESEND.
 
 from __future__ import annotations
 
-import json
 import logging
 import threading
 import time
@@ -24,20 +23,10 @@ from typing import Any, Callable
 
 from ..bus.base import Bus, Message
 from ..engine import Table
-from ..events import Event, parse_event
-from ..findings import Finding, bad_event
-from ..store import EventStore
+from ..findings import Finding
+from ..store import EventStore, to_item
 
 log = logging.getLogger(__name__)
-
-
-def to_item(event: dict[str, Any], index: int) -> Event | Finding:
-    """Parse a stored event dict; a bad one becomes a ``bad_event`` finding."""
-    try:
-        return parse_event(event, index)
-    except ValueError as e:
-        return bad_event(f"Event {index} was not understood: {e}; skipped.", index,
-                         line=json.dumps(event)[:200])
 
 
 class TableNode:
