@@ -20,7 +20,8 @@ def register(sub: Any) -> None:
                                    "stores (.sqlite, what `tablecam run` writes) through the rules "
                                    "engines; print every finding and one result per bridge board. A "
                                    "file with nothing readable in it is named on stderr and the exit "
-                                   "status is 1; the other files are still read.")
+                                   "status is 1; the other files are still read. A bad rule table in "
+                                   "$TABLECAM_CONFIG is named on stderr and the exit status is 2.")
     p.add_argument("files", nargs="+", metavar="FILE")
     p.add_argument("--json", action="store_true", help="JSON Lines output (the contract format)")
     p.add_argument("--kinds", help="comma-separated finding kinds to print (default: all)")
@@ -107,6 +108,14 @@ def _unreadable(command: str, path: str) -> None:
 
 
 def cmd_replay(args: argparse.Namespace) -> int:
+    from .config import ConfigError
+    from .rules.tables import check_tables
+
+    try:
+        check_tables()  # a club's own rule tables ($TABLECAM_CONFIG): a bad one stops here, named
+    except ConfigError as e:
+        print(f"tablecam replay: {e}", file=sys.stderr)
+        return 2
     kinds = set(args.kinds.split(",")) if args.kinds else None
     rc = 0
     out = sys.stdout

@@ -121,9 +121,10 @@ class ChampionshipConfig(_Strict):
         return [f"{self.championship.table_prefix}{i:0{width}d}" for i in range(1, self.championship.tables + 1)]
 
 
-def _format(e: ValidationError, path: str) -> str:
+def format_errors(errors: list, path: str) -> str:
+    """Pydantic's errors as one line: the file, then each bad key and why."""
     lines = []
-    for err in e.errors():
+    for err in errors:
         key = ".".join(str(p) for p in err["loc"])
         msg = str(err["msg"]).removeprefix("Value error, ")
         if err["type"] == "extra_forbidden":
@@ -161,4 +162,4 @@ def parse_config(data: dict, model: type[_Strict], path: str = "<config>"):
     try:
         return model.model_validate(data)
     except ValidationError as e:
-        raise ConfigError(_format(e, path)) from None
+        raise ConfigError(format_errors(e.errors(), path)) from None

@@ -1,7 +1,8 @@
 """Which part of tablecam may import which: the layout, checked.
 
-- the core (``cards``, ``events``, ``findings``, ``engine``, ``kinds``) is
-  what everything builds on; ``rules/`` imports only the core, and
+- the core (``cards``, ``events``, ``findings``, ``engine``, ``kinds``, and
+  ``config``, the strict base every file a user edits is read with, rule
+  tables included) is what everything builds on; ``rules/`` imports only the core, and
   ``archive/`` only the core and the event store (a ``.sqlite`` store is a
   file it reads), which imports only the core;
 - ``rules/`` holds rules only: every module in it belongs to a game's
@@ -27,7 +28,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 PKG = ROOT / "tablecam"
-CORE = ("tablecam", "tablecam.cards", "tablecam.events", "tablecam.findings", "tablecam.engine", "tablecam.kinds")
+CORE = ("tablecam", "tablecam.cards", "tablecam.events", "tablecam.findings", "tablecam.engine", "tablecam.kinds",
+        "tablecam.config")
 
 
 def _module(path: Path) -> str:

@@ -36,7 +36,7 @@ def test_vira_bid_table_is_the_stockholm_table():
     assert len(names) == 40 and names[0] == "Begär 6" and names[-1] == "Solo Vira 13"
     assert names[21] == "Tringel 9" and names[23] == "Gask på 6" and names[26] == "Gask på 5"
     assert t.contract("Tringel 9").pinnar == (3, 5, 11) and t.contract("Solo Vira 13").tricks == 13
-    assert t.contract("Köpmisär på 4").tricks is None and t.contract("Gask på 3").misar == {"open": True, "cards": 12}
+    assert t.contract("Köpmisär på 4").tricks is None and t.contract("Gask på 3").misar.model_dump() == {"open": True, "cards": 12, "royal": False}
 
 
 def test_vira_payment_columns_follow_hogsta_farg():

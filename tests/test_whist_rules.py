@@ -17,7 +17,8 @@ import tablecam.rules.whist  # noqa: F401  (registers partner_ace / kitty_* / tu
 from tablecam.cards import parse_card
 from tablecam.engine import Table
 from tablecam.events import read_events
-from tablecam.rules.tricks import is_revoke, load_ruleset
+from tablecam.rules.tables import load_table as load_ruleset
+from tablecam.rules.tricks import is_revoke
 from tablecam.rules.whist import bid_key, is_jernhand, parse_bid
 
 DATA = Path(__file__).parent / "data" / "whist"
@@ -279,7 +280,7 @@ def test_whist_paahaeng_session_order_changes_the_auction():
 def test_whist_paahaeng_staerke_and_gode_keep_places_2_and_3():
     f, b = auction([("W", "7")], rules={"whist": {"paahaeng_order": ["stærke", "vip", "gode", "halve", "sans"]}})
     assert f[0]["kind"] == "bad_event" and "place 2" in f[0]["message"]
-    assert b.rules["paahaeng_order"][1] == "stærke"  # fell back to the default table
+    assert b.rules.paahaeng_order[1] == "stærke"  # fell back to the default table
 
 
 def test_whist_paahaeng_staerke_is_spades():

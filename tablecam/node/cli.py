@@ -41,10 +41,12 @@ def register(sub: Any) -> None:
 
 def cmd_run(args: argparse.Namespace) -> int:
     from ..config import ConfigError, load_table_config
+    from ..rules.tables import check_tables
     from .runner import run_table
 
     try:
         cfg = load_table_config(args.config)
+        check_tables()
     except ConfigError as e:
         print(f"tablecam run: {e}", file=sys.stderr)
         return 2

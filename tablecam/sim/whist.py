@@ -278,7 +278,7 @@ def simulate_board(board: int, seed: int = 1, irregularity: str | None = "random
         if seat is None or (b.play_started and b.trick is None):
             break
         if nolo and len(team) == 1 and b.trick is not None and not b.trick.cards and \
-                sum(1 for x in b.tricks if x.winner == declarer) > b.rules["nolo"][b.high.rung]["max_tricks"]:
+                sum(1 for x in b.tricks if x.winner == declarer) > b.rules.nolo[b.high.rung].max_tricks:
             break  # the soloist has taken one trick too many: "spillet afbrydes"
         cur = list(b.trick.cards) if b.play_started and b.trick is not None else []
         legal = b.legal_plays() if b.play_started else list(b.hands[seat])

@@ -74,7 +74,7 @@ class BiddingRules:
                                  seat=str(seat), status="pending", options=["accept the call", "cancel it"],
                                  id=self.finding_id("oot", seat, ev.index), expected_seat=str(expected)))
         self.called.add(seat)
-        lo, hi = self.rules["bidding"]["min_bid"], self.rules["bidding"]["max_bid"]
+        lo, hi = self.rules.bidding.min_bid, self.rules.bidding.max_bid
         if bid is not None and not lo <= bid <= hi:
             out.append(self.flag(kinds.BID_OUT_OF_RANGE, 2, f"{seat} bid {bid}; a bid is {lo} to {hi}. It counts "
                                  "as a pass.", ev, seat=str(seat), status="established",
@@ -82,7 +82,7 @@ class BiddingRules:
             bid = None
         if bid is not None and self.high_bid is not None and bid <= self.high_bid:
             over = (seat == self.dealer and bid == hi and self.high_bid == hi)
-            if over and self.rules.get("dealer_14_over_14", True):
+            if over and self.rules.dealer_14_over_14:
                 self.fourteen_over_fourteen = True
             else:
                 why = (" (this tournament does not allow the dealer's 14 over 14)" if over else "")
@@ -111,7 +111,7 @@ class BiddingRules:
         self.bidding_closed = True
         if self.bidder is None:
             self.forced = True
-            self.bidder, self.high_bid = self.dealer, int(self.rules["bidding"]["all_pass_dealer_bid"])
+            self.bidder, self.high_bid = self.dealer, self.rules.bidding.all_pass_dealer_bid
             out.append(self.flag(kinds.FORCED_BID, 2, f"Everyone passed: the dealer {self.dealer} must play "
                                  f"{self.high_bid} in a suit of his choice.", ev, seat=str(self.dealer),
                                  status="info"))

@@ -29,7 +29,8 @@ from ...cards import Card, Seat
 from ...engine import BoardEngine
 from ...events import Event
 from ...findings import Finding, bad_event
-from ..tricks import Trick, load_ruleset
+from ..tables import load_table
+from ..tricks import Trick
 from . import events  # noqa: F401  (registers trump, discard, lay_down, redeal)
 from .bidding import BiddingRules
 from .cards import SIDES, is_trump
@@ -55,9 +56,9 @@ class PidroBoard(MatchRules, DealRules, BiddingRules, DiscardRules, PlayRules, S
         self._pending: list[Finding] = []  # findings raised in __init__, flushed on the first apply
         name = (ruleset or {}).get("name") or raw.get("ruleset")
         try:
-            self.rules = load_ruleset(GAME, name if isinstance(name, str) else None, "sou", ruleset)
+            self.rules = load_table(GAME, name if isinstance(name, str) else None, "sou", ruleset)
         except ValueError as e:
-            self.rules = load_ruleset(GAME, None, "sou", None)
+            self.rules = load_table(GAME, None, "sou", shipped=True)
             self._pending.append(bad_event(f"Pidro rule table not found ({e}); using the SÖU default.",
                                            board_event.index, self.board))
         self.dealer: Seat = self.dealer_or_north(self._pending)
@@ -161,7 +162,7 @@ class PidroBoard(MatchRules, DealRules, BiddingRules, DiscardRules, PlayRules, S
             "extra": {"points": dict(self.points), "score_before": self.score_before,
                       "discards": {str(s): [str(c) for c in v] for s, v in self.discards.items()},
                       "laid_down": {str(s): [str(c) for c in v] for s, v in self.laid_down.items()},
-                      "ruleset": self.rules.get("name")},
+                      "ruleset": self.rules.name},
         }
 
 

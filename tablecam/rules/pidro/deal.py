@@ -45,7 +45,7 @@ class DealRules:
             return out
         if self.trump is None and not self.bidding_started():
             # the first deal: 9 each, 3 at a time, from the dealer's left
-            packet = self.rules["deal"]["packet"]
+            packet = self.rules.deal.packet
             expected = self.dealer.next(1 + (self.deal_count // packet) % 4)
             if to != expected and not self.misdeal_flagged:
                 self.misdeal_flagged = True
@@ -59,7 +59,7 @@ class DealRules:
         else:
             self.refill_started = True
             self.refilled[to].append(card)
-            limit = self.rules["deal"]["final_hand"]
+            limit = self.rules.deal.final_hand
             if to != self.dealer and len(self.hands[to]) >= limit:
                 out.append(self.flag(
                     kinds.WRONG_CARD_COUNT, 3, f"{to} already held {len(self.hands[to])} cards and was given {card}; "
@@ -74,7 +74,7 @@ class DealRules:
         """The refill goes clockwise from the dealer's left, each player up to 6; the dealer robs last."""
         if self._refill_order_flagged:
             return []
-        limit = self.rules["deal"]["final_hand"]
+        limit = self.rules.deal.final_hand
         order = [self.dealer.next(i) for i in (1, 2, 3)]
         before = order if to == self.dealer else order[:order.index(to)]
         short = [s for s in before if len(self.hands[s]) < limit]
@@ -91,7 +91,7 @@ class DealRules:
             return []
         self.deal_closed = True
         out = []
-        n = self.rules["deal"]["cards_each"]
+        n = self.rules.deal.cards_each
         for s in Seat:
             if len(self.dealt[s]) != n and self.deal_count:
                 out.append(self.flag(

@@ -47,7 +47,7 @@ class DiscardRules:
             self._discard_events[(seat, card)] = ev
             if self.trump is not None:
                 out += self._check_discard(seat, card, ev)
-        limit = self.rules["deal"]["final_hand"]
+        limit = self.rules.deal.final_hand
         if seat == self.dealer and not self.refill_started and len(self.hands[seat]) < limit:
             out.append(self.flag(kinds.DEALER_BELOW_SIX, 3, f"The dealer {seat} laid away cards down to "
                                  f"{len(self.hands[seat])}; the dealer always keeps at least {limit} cards in "
@@ -89,7 +89,7 @@ class DiscardRules:
             out.append(bad_event(f"{seat} laid down {card}, which the deal did not give them; recorded.",
                                  ev.index, self.board))
         self.laid_down[seat].append(card)
-        if self.trump is not None and point_value(card, self.trump, self.rules["points"]):
+        if self.trump is not None and point_value(card, self.trump, self.rules.points):
             out.append(self._offence(kinds.POINT_CARD_LAID_DOWN, 4, seat, ev,
                                      f"{seat} laid down {card}, a point card; only cards without points may be "
                                      "laid down to get to six.", self.finding_id("pointdown", seat, card), card=card))

@@ -30,7 +30,7 @@ class PlayRules:
             # the bidder names the suit by leading it
             self.trump = suit_of(ev.card, None)
             out += self._check_discards(ev)
-        limit = self.rules["deal"]["final_hand"]
+        limit = self.rules.deal.final_hand
         for s in Seat:
             kept = [c for c in self.hands[s] if c in self.dealt[s] and not is_trump(c, self.trump)]
             if s != self.dealer and kept:
@@ -97,7 +97,7 @@ class PlayRules:
         t.winner = trick_winner(t.cards, trump, suit_of=lambda c: suit_of(c, trump),
                                 rank_of=lambda c: trump_rank(c, trump) if is_trump(c, trump) else -1) or t.leader
         for seat, card in t.cards:
-            pts = point_value(card, trump, self.rules["points"])
+            pts = point_value(card, trump, self.rules.points)
             if card.rank == "2":  # the two scores for the side that played it (it cannot be captured)
                 self.points[side_of(seat)] += pts
             else:

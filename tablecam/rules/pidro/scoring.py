@@ -22,6 +22,7 @@ from ... import kinds
 from ...cards import Card, Seat
 from ...events import Event
 from ...findings import Finding, next_step
+from ..tables import PidroTable
 from .cards import SIDES, other_side, side_of
 
 
@@ -34,7 +35,7 @@ class DealScore:
 
 
 def settle(points: dict[str, int], bid_side: str, bid: int, fourteen_over_fourteen: bool,
-           penalties: list[dict[str, Any]], score_before: dict[str, int], rules: dict[str, Any]) -> DealScore:
+           penalties: list[dict[str, Any]], score_before: dict[str, int], rules: PidroTable) -> DealScore:
     """The deal's result: ``points`` taken per side, ``penalties`` as ``{"points", "to_side"}`` dicts."""
     other = other_side(bid_side)
     made = points[bid_side] >= bid
@@ -43,13 +44,13 @@ def settle(points: dict[str, int], bid_side: str, bid: int, fourteen_over_fourte
     if made:
         delta[bid_side] = points[bid_side]
     elif fourteen_over_fourteen:
-        delta[bid_side] = int(rules["dealer_14_over_14_set"])
+        delta[bid_side] = rules.dealer_14_over_14_set
     else:
         delta[bid_side] = -bid
     for p in penalties:
         delta[p["to_side"]] += int(p["points"])
     after = {s: int(score_before.get(s, 0)) + delta[s] for s in SIDES}
-    over = [s for s in SIDES if after[s] >= int(rules["game_to"])]
+    over = [s for s in SIDES if after[s] >= rules.game_to]
     winner = bid_side if len(over) == 2 else (over[0] if over else None)
     return DealScore(made, delta, after, winner)
 
@@ -61,14 +62,14 @@ class ScoringRules:
     def _offence(self, kind: str, section: int, seat: Seat, ev: Event, message: str, fid: str,
                  card: Card | None = None) -> Finding:
         """A section-4 error: penalised with 14 points (62 when the same player repeats it in the match)."""
-        penalised = kind in self.rules.get("penalised", [])
+        penalised = kind in self.rules.penalised
         extra: dict[str, Any] = {"card": str(card)} if card else {}
         remedy = None
         if penalised:
             pts = self._penalty_for(seat)
             extra.update({"penalty": pts, "to_side": other_side(side_of(seat))})
             remedy = f"{pts} points to {other_side(side_of(seat))}" + (" (repeated offence in this match)"
-                                                                  if pts != self.rules['penalty'] else "")
+                                                                  if pts != self.rules.penalty else "")
         f = self.flag(kind, section, message, ev, seat=seat, status="pending", remedy=remedy, id=fid, **extra)
         if penalised:
             self.offences.append(f)
@@ -78,7 +79,7 @@ class ScoringRules:
         who = self.player(seat)
         repeat = who in self.prior_offenders or str(seat) in self.prior_offenders or \
             any(f.seat == str(seat) for f in self.offences)
-        return int(self.rules["repeat_penalty"] if repeat else self.rules["penalty"])
+        return self.rules.repeat_penalty if repeat else self.rules.penalty
 
     def _settle(self, event: Event | None) -> list[Finding]:
         """End of play: the offences' penalties, then the deal's ``score`` (and the game's, to 62)."""
@@ -109,5 +110,5 @@ class ScoringRules:
             bidder=str(self.bidder), bid=self.high_bid, trump=self.trump,
             fourteen_over_fourteen=self.fourteen_over_fourteen, forced=self.forced, points=dict(self.points),
             made=made, delta=delta, penalties=penalties, score_before=dict(self.score_before), score=after,
-            game_over=winner is not None, winner=winner, ruleset=self.rules.get("name")))
+            game_over=winner is not None, winner=winner, ruleset=self.rules.name))
         return out

@@ -198,7 +198,7 @@ class BiddingMixin:
         assert c is not None
         if c.unspecified:
             rule = self.rules.unspecified_rule(c)
-            if rule.get("resolve") == "lowest_above_previous":
+            if rule is not None and rule.resolve == "lowest_above_previous":
                 low = self.rules.lowest_above(c.family, self.prev_no)
                 self.contract = low
             else:
@@ -229,8 +229,8 @@ class BiddingMixin:
                           f"names {c.name}; the contract is the one bid.", ev, seat=ev.seat, status="rectified")
             return
         rule = self.rules.unspecified_rule(h)
-        ok_family = c.family in rule.get("families", [])
-        if rule.get("resolve") == "lowest_above_previous":
+        ok_family = rule is not None and c.family in rule.families
+        if rule is not None and rule.resolve == "lowest_above_previous":
             low = self.rules.lowest_above(h.family, self.prev_no)
             if c != low:
                 self.flag(kinds.UNSPECIFIED_CONTRACT, "unspecified_lowest", f"Unspecified {h.name.lower()} must be played "

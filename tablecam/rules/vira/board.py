@@ -54,7 +54,7 @@ class ViraBoard(BiddingMixin, PurchaseMixin, PlayMixin, ChoicesMixin, OutcomeMix
         except (OSError, ValueError, KeyError, TypeError) as e:
             self._early.append(bad_event(f"Vira ruleset could not be loaded ({e}); using SM 2025 defaults.",
                                          board_event.index, self.board))
-            self.rules = load_ruleset(None)
+            self.rules = load_ruleset(None, shipped=True)
         raw = board_event.raw or {}
         self.dealer: Seat = self.dealer_or_north(self._early)
         self.players: list[Seat] = self._seats_field(raw.get("players"), board_event) or [Seat.N, Seat.E, Seat.S, Seat.W]
@@ -123,7 +123,7 @@ class ViraBoard(BiddingMixin, PurchaseMixin, PlayMixin, ChoicesMixin, OutcomeMix
         self._revoke_state: dict[str, tuple[int, int]] = {}  # revoke id -> (declarer's tricks before, trick no)
         self._out_of_turn: list[dict[str, Any]] = []
         self.claim: tuple[Seat, int] | None = None
-        self.hand_size = self.rules.settings.get("deal", {}).get("hand", 13)
+        self.hand_size = self.rules.settings.deal.hand
         # outcome
         self.forced: list[Forced] = []
         self.abort_bets: list[tuple[int | None, str, dict[str, int], str]] = []  # (event, kind, bets, rule)

@@ -57,13 +57,13 @@ class DealChecker:
 
     def expected(self) -> list[str]:
         """Where each card should go, in dealing order (seat letters, then 'talong')."""
-        cfg = self.b.rules.settings.get("deal", {})
-        rounds = [cfg.get("first_round", 4), *cfg.get("rounds", [3, 3, 3])]
+        cfg = self.b.rules.settings.deal
+        rounds = [cfg.first_round, *cfg.rounds]
         out: list[str] = []
         for n in rounds:
             for s in self.b.active:
                 out += [str(s)] * n
-        out += ["talong"] * cfg.get("talong", 13)
+        out += ["talong"] * cfg.talong
         return out
 
     def card(self, ev: Event) -> None:
@@ -131,8 +131,7 @@ class DealChecker:
             b.turn = b.forehand
         if not self.known:
             return
-        cfg = b.rules.settings.get("deal", {})
-        hand, tal = cfg.get("hand", 13), cfg.get("talong", 13)
+        hand, tal = b.rules.settings.deal.hand, b.rules.settings.deal.talong
         explained = bool(b.redeal)
         for s in b.active:
             n = len(b.hands.get(s, []))

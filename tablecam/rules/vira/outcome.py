@@ -75,7 +75,7 @@ class OutcomeMixin:
         base.update(contract=c.name, declarer=str(d), needed=0 if misar else needed, tricks=taken,
                     trump=self.trump, first_suit=self.first_suit)
         payers = [str(s) for s in self.defenders]
-        if self.sit_out is not None and self.sit_out in self.players and self.rules.settings.get("sit_out_pays", True):
+        if self.sit_out is not None and self.sit_out in self.players and self.rules.settings.sit_out_pays:
             payers.append(str(self.sit_out))
         col = column(self.trump, self.first_suit, misar)
         reason = "tricks"
@@ -99,7 +99,7 @@ class OutcomeMixin:
                 outcome = fz.outcome
             if outcome == "lagd" and fz.column is not None:
                 col = fz.column
-            elif outcome == "lagd" and c.family in self.rules.settings.get("lagd_in_ofarg", ["solo", "gask"]):
+            elif outcome == "lagd" and c.family in self.rules.settings.lagd_in_ofarg:
                 # Stockholm table: a lagd solo or gask is paid in ofärg unless it was bid in a suit
                 col = column(self.bid_suit, self.first_suit, misar) if self.bid_suit else 0
         if outcome is None:
@@ -141,11 +141,11 @@ class OutcomeMixin:
 
     def _tjuvpass(self, event: Event | None) -> dict[str, int]:
         """B.1: flag each pass over the gök without the läggarder it needs; return the compensation."""
-        cfg = self.rules.settings.get("gok", {})
-        if not self.deal.known or not cfg:
+        cfg = self.rules.settings.gok
+        if not self.deal.known or cfg is None:
             return {}
-        limits = {int(k): int(v) for k, v in cfg.get("laggarde_limits", {}).items()}
-        needs = [cfg.get("first_hand_needs", 2), cfg.get("second_hand_needs", 1)]
+        limits = cfg.laggarde_limits
+        needs = [cfg.first_hand_needs, cfg.second_hand_needs]
         d = self.declarer
         order = [self.next_active(d), self.next_active(self.next_active(d))] if d else []
         short: list[tuple[Seat, Event, int, list[str]]] = []  # each tjuvpass: seat, his pass, needed, had
@@ -160,7 +160,7 @@ class OutcomeMixin:
             return {}
         thieves = [str(seat) for seat, *_ in short]
         partner = {str(a): str(b) for a in self.defenders for b in self.defenders if a != b}
-        pay = compensation(thieves, partner, str(self.sit_out) if self.sit_out else None, cfg.get("compensation", {}))
+        pay = compensation(thieves, partner, str(self.sit_out) if self.sit_out else None, cfg.compensation)
         for seat, ev, need, have in short:
             self.flag(kinds.TJUVPASS, "tjuvpass", f"{seat} passed over the gök as {('first', 'second')[order.index(seat)]}"
                       f" hand with {len(have)} läggarde{'' if len(have) == 1 else 'r'} instead of {need}, and the "

@@ -69,9 +69,9 @@ class PlayMixin:
 
     def _expected_hand(self) -> int:
         c = self.contract
-        base = self.rules.settings.get("deal", {}).get("hand", 13)
+        base = self.rules.settings.deal.hand
         if c is not None and c.misar and (c.is_misar or self.playing_misar):
-            return int(c.misar.get("cards", base))
+            return c.misar.cards if c.misar.cards is not None else base
         return base
 
     def _check_felekartering(self, ev: Event | None) -> None:

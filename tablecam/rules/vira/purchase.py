@@ -39,7 +39,7 @@ class PurchaseMixin:
             self.trump = s
             self.playing_misar = False
         self.trump_named = True
-        want = self.rules.settings.get("turn_up", {}).get(fam)
+        want = self.rules.settings.turn_up.counts.get(fam)
         turned = ev.get("cards")
         if isinstance(want, int) and turned is not None and len(turned) != want:
             self._g1(ev, f"{ev.seat} turned up {len(turned)} talong cards for {c.name if c else fam}; "
@@ -130,7 +130,7 @@ class PurchaseMixin:
                       seat=self.declarer, status="established", remedy="Declarer pays for a lagd hand (G.3).")
             self.forced.append(Forced(ev.index, "lagd", self.rules.section("declarer_purchase")))
             return
-        need = c.family in self.rules.settings.get("trump_before_purchase", []) and not c.is_misar
+        need = c.family in self.rules.settings.trump_before_purchase and not c.is_misar
         if need and not self.trump_named and self.declarer not in self.bought_done:
             if self.bid_suit and self.bid_suit == self.first_suit:
                 return  # G.2: bid in högsta färg, the trump is already named

@@ -89,11 +89,11 @@ def pay_contract(rules: ViraRules, contract: Contract, declarer: str, payers: It
             pinnar[declarer] += p
         lift = b["hemgang"]
         if om:
-            lift = rules.settings.get("om_hemgang_bets", {}).get(contract.name, lift)
+            lift = rules.settings.om_hemgang_bets.counts.get(contract.name, lift)
         if lift:
             bets[declarer] = lift
     elif outcome in ("bet", "kodilj"):
-        factor = rules.settings.get("kodilj_pinnar_factor", 1) if outcome == "kodilj" else 1
+        factor = rules.settings.kodilj_pinnar_factor if outcome == "kodilj" else 1
         for s in payers:
             pinnar[s] += p * factor
             pinnar[declarer] -= p * factor

@@ -1,9 +1,11 @@
-"""Vira's rule tables, loaded from ``tables/*.json`` beside this module (never hard-coded).
+"""Vira's rule tables, read from ``tables/*.json`` beside this module (never hard-coded).
 
 Clubs play with different bid tables, so the bid ladder, tricks for hemgång
 and payments in pinnar come from a data file; the tournament's rule switches
 (tringel 9 not biddable, how unspecified bids resolve, bet values) and the
-section numbers every finding cites come from a ruleset file.
+section numbers every finding cites come from a ruleset file. Both are
+strict models (:class:`~tablecam.rules.tables.ViraRuleset`,
+:class:`~tablecam.rules.tables.ViraBidTable`), parsed once.
 
 >>> t = load_ruleset()
 >>> t.contract("gask pa 3").name, t.contract("Gask på 3").no
@@ -18,13 +20,11 @@ section numbers every finding cites come from a ruleset file.
 
 from __future__ import annotations
 
-import json
 import unicodedata
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
-from ..tricks import tables_dir
+from ..tables import Misar, Unspecified, ViraBidTable, ViraRuleset, load_vira
 
 PASS_WORDS = {"pass", "p", "passar", "passa"}
 
@@ -68,7 +68,7 @@ class Contract:
     family: str
     tricks: int | None
     pinnar: tuple[int | None, ...] = (0, 0, 0)
-    misar: dict[str, Any] | None = None
+    misar: Misar | None = None
     purchase: bool | None = None
     unspecified: bool = False
 
@@ -79,35 +79,35 @@ class Contract:
 
     @property
     def open_misar(self) -> bool:
-        return bool(self.misar and self.misar.get("open"))
+        return bool(self.misar and self.misar.open)
 
     @property
     def royal(self) -> bool:
-        return bool(self.misar and self.misar.get("royal"))
+        return bool(self.misar and self.misar.royal)
 
 
 @dataclass
 class ViraRules:
     """A ruleset: settings + bid table + citations."""
 
-    settings: dict[str, Any]
+    settings: ViraRuleset
     contracts: list[Contract]
     table_name: str
     by_name: dict[str, Contract] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         self.by_name = {norm(c.name): c for c in self.contracts}
-        self.prefix = self.settings.get("cite_prefix", "Vira SM 2025")
+        self.prefix = self.settings.cite_prefix
 
     # -- citations -----------------------------------------------------------
     def cite(self, key: str) -> str:
         """``Vira SM 2025 <section>`` for a rule key of the ruleset file."""
-        sec = self.settings.get("sections", {}).get(key, {})
-        return f"{self.prefix} {sec.get('cite', key)}"
+        return f"{self.prefix} {self.section(key)}"
 
     def section(self, key: str) -> str:
         """Just the section (``J.6``) for a rule key; what a score's ``reason`` shows."""
-        return self.settings.get("sections", {}).get(key, {}).get("cite", key)
+        sec = self.settings.sections.get(key)
+        return sec.cite if sec else key
 
     # -- bids ------------------------------------------------------------------
     def contract(self, name: str) -> Contract | None:
@@ -115,28 +115,26 @@ class ViraRules:
         key = norm(name)
         if key in self.by_name:
             return self.by_name[key]
-        for word, rule in self.settings.get("unspecified", {}).items():
+        for word, rule in self.settings.unspecified.items():
             if norm(word) == key:
-                fams = rule["families"]
+                fams = rule.families
                 top = max(c.no for c in self.contracts if c.family in fams)
                 return Contract(no=top, name=word.capitalize(), family=fams[0], tricks=None, unspecified=True)
         return None
 
     def is_unspecified_forbidden(self, name: str) -> bool:
         """A solomisär named without its kind (A.4 last sentence)."""
-        return norm(name) in {norm(x) for x in self.settings.get("not_unspecified", [])}
+        return norm(name) in {norm(x) for x in self.settings.not_unspecified}
 
     def biddable(self, c: Contract) -> bool:
-        return norm(c.name) not in {norm(x) for x in self.settings.get("not_biddable", [])}
+        return norm(c.name) not in {norm(x) for x in self.settings.not_biddable}
 
     def family_members(self, family: str) -> list[Contract]:
         return [c for c in self.contracts if c.family == family]
 
-    def unspecified_rule(self, c: Contract) -> dict[str, Any]:
-        for k, v in self.settings.get("unspecified", {}).items():
-            if c.family in v["families"]:
-                return v
-        return {}
+    def unspecified_rule(self, c: Contract) -> Unspecified | None:
+        """How an unspecified bid of ``c``'s family resolves (A.4 / A.5), None if the table has no rule."""
+        return next((v for v in self.settings.unspecified.values() if c.family in v.families), None)
 
     def lowest_above(self, family: str, above: int) -> Contract | None:
         """The lowest biddable member of ``family`` ranking above bid number ``above``."""
@@ -159,38 +157,37 @@ class ViraRules:
     # -- money -------------------------------------------------------------------
     @property
     def bets(self) -> dict[str, int]:
-        b = self.settings.get("bets", {})
-        return {"hemgang": b.get("hemgang", -1), "bet": b.get("bet", 1), "kodilj": b.get("kodilj", 2)}
+        b = self.settings.bets
+        return {"hemgang": b.hemgang, "bet": b.bet, "kodilj": b.kodilj}
 
 
-def _load_json(name_or_path: str, kind: str) -> dict[str, Any]:
-    p = Path(name_or_path)
-    if not p.suffix:
-        p = tables_dir("vira") / f"{name_or_path}.json"
-    with open(p, encoding="utf-8") as fp:
-        data = json.load(fp)
-    if not isinstance(data, dict):
-        raise ValueError(f"{p}: a Vira {kind} file must hold a JSON object")
-    return data
-
-
-def load_ruleset(ruleset: dict[str, Any] | str | None = None) -> ViraRules:
+def load_ruleset(ruleset: dict[str, Any] | str | None = None, shipped: bool = False) -> ViraRules:
     """Load a ruleset (name, path, or a dict of overrides on ``sm-2025``).
 
     A tournament passes ``{"bid_table": "my-club", "sit_out_pays": False}`` to
-    change only what differs.
+    change only what differs. A bad table raises
+    :class:`~tablecam.config.ConfigError` naming the file and the key;
+    ``shipped`` reads the package's own tables (the engine's fallback).
     """
     if isinstance(ruleset, str):
-        settings = _load_json(ruleset, "ruleset")
+        settings = load_vira(ruleset, ViraRuleset, shipped=shipped)
     else:
-        settings = _load_json("sm-2025", "ruleset")
-        for k, v in (ruleset or {}).items():
-            settings[k] = v
-    table = _load_json(settings.get("bid_table", "stockholm-1999"), "bid table")
-    contracts = [
-        Contract(no=int(r["no"]), name=r["name"], family=r["family"], tricks=r.get("tricks"),
-                 pinnar=tuple(r.get("pinnar", (0, 0, 0))), misar=r.get("misar"), purchase=r.get("purchase"))
-        for r in table["contracts"]
-    ]
+        settings = load_vira("sm-2025", ViraRuleset, ruleset, shipped=shipped)
+    table = load_vira(settings.bid_table, ViraBidTable, shipped=shipped)
+    key = (id(settings), id(table))
+    if key not in _BUILT:
+        if len(_BUILT) > 256:
+            _BUILT.clear()
+        _BUILT[key] = (settings, table, _rules(settings, table))  # holding both keeps their ids unique
+    return _BUILT[key][2]
+
+
+_BUILT: dict[tuple[int, int], tuple[ViraRuleset, ViraBidTable, ViraRules]] = {}
+"""One :class:`ViraRules` per parsed (ruleset, bid table) pair, shared by every board that plays by it."""
+
+
+def _rules(settings: ViraRuleset, table: ViraBidTable) -> ViraRules:
+    contracts = [Contract(no=r.no, name=r.name, family=r.family, tricks=r.tricks, pinnar=r.pinnar, misar=r.misar,
+                          purchase=r.purchase) for r in table.contracts]
     contracts.sort(key=lambda c: c.no)
-    return ViraRules(settings, contracts, table.get("name", ""))
+    return ViraRules(settings, contracts, table.name)

@@ -28,6 +28,7 @@ from ... import kinds
 from ...cards import Seat
 from ...events import Event
 from ...findings import Finding, bad_event
+from ..tables import WhistTable
 from .bids import Bid, bid_key, is_nolo, joinable, parse_bid
 
 Problem = tuple[str, dict[str, Any]]
@@ -38,7 +39,7 @@ Problem = tuple[str, dict[str, Any]]
 class Auction:
     """State of one auction; :meth:`call` folds one call and returns what was irregular about it."""
 
-    def __init__(self, forhaand: Seat, rules: dict[str, Any]) -> None:
+    def __init__(self, forhaand: Seat, rules: WhistTable) -> None:
         self.rules = rules
         self.calls: list[tuple[Seat, str]] = []
         self.queue: list[Seat] = [forhaand.next(i) for i in range(4)]  # not yet spoken, in turn

@@ -16,13 +16,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from ...cards import Card
-from ..tricks import load_ruleset
+from ..tables import WhistTable, load_table
 
 GAME = "whist"
 
 
-def default_rules() -> dict[str, Any]:
-    return load_ruleset(GAME, None, "whistklubben")
+def default_rules() -> WhistTable:
+    """The shipped Whistklubben table: what a board plays by when its own table is unusable."""
+    return load_table(GAME, None, "whistklubben", shipped=True)
 
 
 @dataclass(frozen=True)
@@ -46,7 +47,7 @@ _ALIASES = {"staerke": "stærke", "stærk": "stærke", "bordlaegger": "bordlægg
             "nolo": "ren sol", "ren bordlaegger": "ren bordlægger", "solo": "sol"}
 
 
-def parse_bid(text: Any, rules: dict[str, Any]) -> Bid | str | None:
+def parse_bid(text: Any, rules: WhistTable) -> Bid | str | None:
     """A call: a :class:`Bid`, ``"pass"``, ``"join"`` (gå med), or None if unknown."""
     if not isinstance(text, str):
         return None
@@ -56,34 +57,34 @@ def parse_bid(text: Any, rules: dict[str, Any]) -> Bid | str | None:
     if t in ("gå med", "ga med", "gaa med", "med", "join"):
         return "join"
     t = _ALIASES.get(t, t)
-    ladder: list[str] = rules["ladder"]
+    ladder: list[str] = rules.ladder
     if t in ladder and not t.endswith("+"):
         return Bid(t)
     parts = t.split()
     if len(parts) == 2 and parts[0].isdigit():
         p = _ALIASES.get(parts[1], parts[1])
-        if p in rules["paahaeng"] and f"{parts[0]}+" in ladder:
+        if p in rules.paahaeng and f"{parts[0]}+" in ladder:
             return Bid(f"{parts[0]}+", p)
     return None
 
 
-def bid_key(bid: Bid, rules: dict[str, Any]) -> tuple[int, int]:
+def bid_key(bid: Bid, rules: WhistTable) -> tuple[int, int]:
     """Order of bids: the ladder rung, then the session's påhæng order inside a "+" rung."""
-    sub = rules["paahaeng_order"].index(bid.paahaeng) + 1 if bid.paahaeng else 0
-    return (rules["ladder"].index(bid.rung), sub)
+    sub = rules.paahaeng_order.index(bid.paahaeng) + 1 if bid.paahaeng else 0
+    return (rules.ladder.index(bid.rung), sub)
 
 
-def is_nolo(bid: Bid | None, rules: dict[str, Any]) -> bool:
-    return bid is not None and bid.rung in rules["nolo"]
+def is_nolo(bid: Bid | None, rules: WhistTable) -> bool:
+    return bid is not None and bid.rung in rules.nolo
 
 
 def tricks_needed(bid: Bid) -> int:
     return int(bid.rung.rstrip("+"))
 
 
-def joinable(bid: Bid, rules: dict[str, Any]) -> bool:
+def joinable(bid: Bid, rules: WhistTable) -> bool:
     """"Gå med" is possible on nolo bids and on vip (Gå med på en melding)."""
-    return bid.rung in rules["nolo"] or bool(bid.paahaeng and rules["paahaeng"][bid.paahaeng].get("joinable"))
+    return bid.rung in rules.nolo or bool(bid.paahaeng and rules.paahaeng[bid.paahaeng].joinable)
 
 
 def is_jernhand(cards: list[Card]) -> bool:

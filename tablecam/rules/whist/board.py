@@ -32,7 +32,8 @@ from ...cards import Card, Seat
 from ...engine import BoardEngine
 from ...events import Event
 from ...findings import Finding, bad_event, next_step
-from ..tricks import RevokeTracker, Trick, legal_cards, load_ruleset
+from ..tables import load_table
+from ..tricks import RevokeTracker, Trick, legal_cards
 from . import events  # noqa: F401  (registers partner_ace, kitty_take, ...)
 from .auction import AuctionRules
 from .bids import GAME, default_rules
@@ -55,9 +56,8 @@ class WhistBoard(DealRules, AuctionRules, ContractRules, PlayRules, ScoringRules
         self._pending: list[Finding] = []
         name = (ruleset or {}).get("name") or raw.get("ruleset")
         try:
-            self.rules = load_ruleset(GAME, name if isinstance(name, str) else None, "whistklubben", ruleset)
-            self._check_rules()
-        except (ValueError, KeyError, TypeError) as e:
+            self.rules = load_table(GAME, name if isinstance(name, str) else None, "whistklubben", ruleset)
+        except ValueError as e:
             self.rules = default_rules()
             self._pending.append(bad_event(f"Whist rule table unusable ({e}); using the Whistklubben default.",
                                            board_event.index, self.board))
@@ -82,14 +82,6 @@ class WhistBoard(DealRules, AuctionRules, ContractRules, PlayRules, ScoringRules
         self.claimed: int | None = None
         self._claimer: Seat | None = None
         self.shown: set[Seat] = set()  # seats that laid cards face up during play (bordlægger)
-
-    def _check_rules(self) -> None:
-        order = self.rules["paahaeng_order"]
-        if sorted(order) != sorted(self.rules["paahaeng"]):
-            raise ValueError(f"paahaeng_order {order} must list each påhæng once")
-        for p, place in self.rules.get("paahaeng_fixed_places", {}).items():
-            if order.index(p) + 1 != place:
-                raise ValueError(f"{p} must be at place {place} of the påhæng order (Påhæng)")
 
     def cite(self, section: Any) -> str:
         """Findings cite the text's section headings: ``Es-makker whist: Påhæng``."""
@@ -166,7 +158,7 @@ class WhistBoard(DealRules, AuctionRules, ContractRules, PlayRules, ScoringRules
                                  if f.status == "pending"),
             "extra": {"kitty": [str(c) for c in self.kitty], "partner_ace": str(self.partner_ace)
                       if self.partner_ace else None, "joined": [str(s) for s in self.joined],
-                      "ruleset": self.rules.get("name")},
+                      "ruleset": self.rules.name},
         }
 
 

@@ -45,7 +45,7 @@ class ContractRules:
         bid = self.high
         if self.trump_named or bid is None or not bid.paahaeng or is_nolo(bid, self.rules):
             return
-        how = self.rules["paahaeng"].get(bid.paahaeng, {}).get("trump", "declarer")
+        how = self.rules.paahaeng[bid.paahaeng].trump
         if how is None or how in ("S", "H", "D", "C"):
             self.trump = how
 
@@ -96,7 +96,7 @@ class ContractRules:
         if self.high is None or self.high.paahaeng != "vip":
             out.append(self.flag(kinds.KITTY_TURNED, "Påhæng", f"A kitty card ({ev.card}) was turned up but the "
                                  "contract is not vip.", ev, status="info"))
-        elif len(self.turned) > int(self.rules["deal"]["kitty"]):
+        elif len(self.turned) > self.rules.deal.kitty:
             out.append(bad_event("More kitty cards turned than the kitty holds; recorded.", ev.index, self.board))
         return out
 
@@ -119,7 +119,7 @@ class ContractRules:
                                      id=self.finding_id("trump", ev.index)))
                 self.trump = None
             return out
-        how = self.rules["paahaeng"].get(bid.paahaeng, {}).get("trump", "declarer") if bid.paahaeng else "declarer"
+        how = self.rules.paahaeng[bid.paahaeng].trump if bid.paahaeng else "declarer"
         if how == "kitty":  # vip: the player who accepts the turned suit wins the contract
             if seat != self.holder and seat not in self.joined:
                 out.append(self.flag(kinds.TRUMP_BY_WRONG_PLAYER, sec, f"{seat} accepted the vip trump but is not "
@@ -197,9 +197,9 @@ class ContractRules:
                                      ev.index, self.board))
             self.hands[seat].append(card)
             taken = sum(1 for _, t, _ in self.exchanges if t == "kitty_take")
-            if taken > int(self.rules["deal"]["kitty"]):
+            if taken > self.rules.deal.kitty:
                 out.append(self.flag(kinds.EXCHANGE_TOO_MANY, "Byttekort", f"{taken} cards taken from a kitty of "
-                                     f"{self.rules['deal']['kitty']}.", ev, seat=str(seat), status="pending"))
+                                     f"{self.rules.deal.kitty}.", ev, seat=str(seat), status="pending"))
         else:
             if card in self.hands[seat]:
                 self.hands[seat].remove(card)

@@ -20,6 +20,7 @@ from ... import kinds
 from ...cards import Card, Seat
 from ...events import Event
 from ...findings import Finding
+from ..tables import WhistDeal
 from .bids import is_jernhand
 
 Problem = tuple[str, dict[str, Any]]
@@ -31,11 +32,11 @@ dealing; ``kitty_last``, ``kitty_count`` (count, expected), ``wrong_count`` (sea
 class Deal:
     """The cards of one deal as they arrive from the shoe or the camera."""
 
-    def __init__(self, dealer: Seat, rules: dict[str, Any]) -> None:
+    def __init__(self, dealer: Seat, rules: WhistDeal) -> None:
         self.forhaand = dealer.next()
-        self.each = int(rules["cards_each"])
-        self.kitty_size = int(rules["kitty"])
-        self.jokers = int(rules["jokers"])
+        self.each = rules.cards_each
+        self.kitty_size = rules.kitty
+        self.jokers = rules.jokers
         self.total = 52 + self.jokers
         self.dealt: dict[Seat, list[Card]] = {s: [] for s in Seat}
         self.kitty: list[Card] = []
@@ -105,7 +106,7 @@ class DealRules:
     :class:`~tablecam.rules.whist.board.WhistBoard`, reporting through ``self.flag``."""
 
     def _reset_deal(self) -> None:
-        self.deal = Deal(self.dealer, self.rules["deal"])
+        self.deal = Deal(self.dealer, self.rules.deal)
         self.hands: dict[Seat, list[Card]] = {s: [] for s in Seat}  # cards held now
         self.kitty: list[Card] = []  # the kitty now (after any exchange)
 

@@ -30,7 +30,7 @@ class PlayRules:
         first = t.cards[0][1]
         if not first.is_joker:
             return self._suit_of(first)
-        if self.rules.get("joker_lead_suit") == "next":
+        if self.rules.joker_lead_suit == "next":
             return next((self._suit_of(c) for _, c in t.cards if not c.is_joker), None)
         return None
 
@@ -43,7 +43,7 @@ class PlayRules:
     def _start_play(self, ev: Event) -> list[Finding]:
         out = self._need_auction_end(ev)
         self.play_started = True
-        each = int(self.rules["deal"]["cards_each"])
+        each = self.rules.deal.cards_each
         if self.exchanges:
             for s in Seat:
                 if len(self.hands[s]) != each:
@@ -54,7 +54,7 @@ class PlayRules:
         if self.high is not None and not is_nolo(self.high, self.rules):
             holder = self._ace_holder()
             self.partner = holder if holder not in (None, self.holder) else None
-        first = self.forhaand if self.rules.get("first_lead", "forhaand") == "forhaand" else \
+        first = self.forhaand if self.rules.first_lead == "forhaand" else \
             (self.holder or self.forhaand).next()
         self.trick = Trick(first, 1)
         return out
@@ -107,7 +107,7 @@ class PlayRules:
 
     def _check_open_hand(self, ev: Event) -> list[Finding]:
         """Bordlægger: the soloist lays the hand face up after the first lead (Nolomeldinger)."""
-        if not is_nolo(self.high, self.rules) or not self.rules["nolo"][self.high.rung].get("open"):
+        if not is_nolo(self.high, self.rules) or not self.rules.nolo[self.high.rung].open:
             return []
         return [self.flag(kinds.HAND_NOT_SHOWN, "Nolomeldinger", f"{s} plays '{self.high}' but did not lay the "
                           "cards face up after the first lead.", ev, seat=str(s), status="pending",
@@ -120,7 +120,7 @@ class PlayRules:
         msg = (f"{r.seat} did not follow {suit_name} in trick {r.trick} ({r.card}) while holding one"
                + ("; the revoke is now established." if established else "."))
         return self.flag(kinds.REVOKE, RULE_PLAY, msg, ev, seat=r.seat, trick=r.trick, status=status,
-                         remedy=self.rules.get("revoke_remedy"), id=r.id,
+                         remedy=self.rules.revoke_remedy, id=r.id,
                          options=[] if established else ["correct: play a card of the suit led"],
                          established=established, card=str(r.card))
 
@@ -146,7 +146,7 @@ class PlayRules:
         out = []
         last = self.tricks[-1].winner if self.tricks else None
         for s in self.soloists():
-            allowed = int(self.rules["nolo"][self.high.rung]["max_tricks"])
+            allowed = self.rules.nolo[self.high.rung].max_tricks
             won = sum(1 for t in self.tricks if t.winner == s)
             if s == last and won == allowed + 1:
                 out.append(self.flag(kinds.NOLO_LOST, "Nolomeldinger", f"{s} has taken {won} tricks in "

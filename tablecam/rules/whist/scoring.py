@@ -24,6 +24,7 @@ from typing import Any
 from ... import kinds
 from ...cards import Seat
 from ...findings import Finding
+from ..tables import WhistTable
 from .bids import Bid, is_nolo, tricks_needed
 
 
@@ -37,17 +38,16 @@ class Settlement:
     nolo: list[dict[str, Any]] = field(default_factory=list)
 
 
-def settle(bid: Bid, rules: dict[str, Any], won: dict[Seat, int], declarer: Seat, partner: Seat | None,
+def settle(bid: Bid, rules: WhistTable, won: dict[Seat, int], declarer: Seat, partner: Seat | None,
            soloists: list[Seat], claimed: int | None = None) -> Settlement:
     """Points per seat for ``bid`` given the tricks each seat ``won``.
 
     ``claimed``: the declarer's side's total after an accepted claim (replaces the count).
     """
-    table = rules["points"]
-    value = int(table["contracts"][bid.rung])
+    value = rules.points.contracts[bid.rung]
     pts = {s: 0 for s in Seat}
     if is_nolo(bid, rules):
-        allowed = int(rules["nolo"][bid.rung]["max_tricks"])
+        allowed = rules.nolo[bid.rung].max_tricks
         results = []
         for s in soloists:
             made = won[s] <= allowed
@@ -61,9 +61,9 @@ def settle(bid: Bid, rules: dict[str, Any], won: dict[Seat, int], declarer: Seat
     need = tricks_needed(bid)
     made = side_tricks >= need
     if made:
-        v = value + int(table.get("overtrick", 0)) * (side_tricks - need)
+        v = value + rules.points.overtrick * (side_tricks - need)
     else:
-        v = -(value + int(table.get("undertrick", 0)) * (need - side_tricks - 1))
+        v = -(value + rules.points.undertrick * (need - side_tricks - 1))
     share = 3 if len(side) == 1 else 1
     for o in Seat:
         pts[o] += share * v if o in side else -v
@@ -94,12 +94,11 @@ class ScoringRules:
             who = f"{decl}" + (f" with {self.partner}" if self.partner else " alone (selvmakker)")
             msg = (f"'{bid}' by {who}, trump {self.trump or 'none'}: {res.side_tricks} tricks, "
                    f"{'made' if res.made else 'set'}.")
-        table = self.rules["points"]
         return self.flag(
             kinds.SCORE, "Meldingernes rækkefølge", msg, idx, seat=decl, status="info",
             contract=str(bid), declarer=str(decl), partner=str(self.partner) if self.partner else None,
             partner_ace=str(self.partner_ace) if self.partner_ace else None, trump=self.trump,
             soloists=[str(s) for s in self.soloists()], tricks={str(s): n for s, n in won.items()},
             side_tricks=res.side_tricks, made=res.made, nolo=res.nolo or None,
-            points={str(s): p for s, p in res.points.items()}, points_table=self.rules.get("name"),
-            points_table_is_guess="GUESS" in str(table.get("_status", "")))
+            points={str(s): p for s, p in res.points.items()}, points_table=self.rules.name,
+            points_table_is_guess="GUESS" in self.rules.points.status)
