@@ -76,3 +76,74 @@ def test_a_wrong_value_names_the_key_and_an_unreadable_file_names_the_file(tmp_p
         with pytest.raises((ConfigError, UnicodeDecodeError)) as e:
             load(str(tmp_path / "broken.toml"))
         assert e.type is ConfigError and "broken.toml" in str(e.value), load
+
+
+# -- the games' rule tables (tablecam/rules/<game>/tables, or a club's own in $TABLECAM_CONFIG) --------------
+
+RULES = REPO / "tablecam/rules"
+
+
+def test_every_shipped_rule_table_loads():
+    from tablecam.rules.tables import ViraBidTable, ViraRuleset, load_table, load_vira
+
+    names = {game: sorted(p.stem for p in (RULES / game / "tables").glob("*.json")) for game in ("vira", "pidro", "whist")}
+    assert names == {"vira": ["sm-2025", "stockholm-1999"], "pidro": ["no-14-over-14", "sou"],
+                     "whist": ["session-example", "whistklubben"]}
+    assert load_table("pidro", "sou", "sou").dealer_14_over_14
+    assert not load_table("pidro", "no-14-over-14", "sou").dealer_14_over_14  # extends sou, changes one switch
+    assert load_table("pidro", "no-14-over-14", "sou").game_to == 62
+    assert load_table("whist", "whistklubben", "whistklubben").ladder[-1] == "13+"
+    assert load_table("whist", "session-example", "whistklubben").paahaeng_order[0] == "sans"
+    assert "GUESS" in load_table("whist", None, "whistklubben").points.status
+    ruleset = load_vira("sm-2025", ViraRuleset)
+    assert ruleset.sections["revoke"].cite == "J.3" and ruleset.turn_up.counts == {"turné": 1, "vingel": 2}
+    assert len(load_vira(ruleset.bid_table, ViraBidTable).contracts) == 40
+    assert load_table("pidro", None, "sou") is load_table("pidro", None, "sou")  # parsed once
+
+
+def _club_tables(tmp_path: Path, monkeypatch) -> Path:
+    """A copy of the shipped tables as a club's own folder ($TABLECAM_CONFIG)."""
+    for game in ("vira", "pidro", "whist"):
+        shutil.copytree(RULES / game / "tables", tmp_path / game)
+    monkeypatch.setenv("TABLECAM_CONFIG", str(tmp_path))
+    return tmp_path
+
+
+# (game, file, change to its JSON object, the key the error must name)
+RULE_TABLES = [
+    ("whist", "whistklubben", lambda d: d.update(frist_lead=d.pop("first_lead")), "unknown key 'frist_lead'"),
+    ("pidro", "sou", lambda d: d["bidding"].update(max_bdi=14), "unknown key 'bidding.max_bdi'"),
+    ("pidro", "sou", lambda d: d.update(game_to="sixty-two"), "'game_to': Input should be a valid integer"),
+    ("vira", "sm-2025", lambda d: d.update(sit_out_pay=d.pop("sit_out_pays")), "unknown key 'sit_out_pay'"),
+    ("vira", "stockholm-1999", lambda d: d["contracts"][0].update(trikcs=6), "unknown key 'contracts.0.trikcs'"),
+]
+
+
+@pytest.mark.parametrize("game,name,change,key", RULE_TABLES, ids=[f"{c[0]}-{c[1]}-{c[3][:20]}" for c in RULE_TABLES])
+def test_a_rule_table_with_a_misspelt_key_is_refused_by_name(tmp_path, monkeypatch, game, name, change, key):
+    from tablecam.rules.tables import check_tables
+
+    folder = _club_tables(tmp_path, monkeypatch)
+    check_tables()  # the copies themselves are valid
+    path = folder / game / f"{name}.json"
+    data = json.loads(path.read_text("utf-8"))
+    change(data)
+    path.write_text(json.dumps(data, ensure_ascii=False), "utf-8")
+    with pytest.raises(ConfigError) as e:
+        check_tables()
+    assert f"{path}: {key}" in str(e.value)
+
+
+def test_replay_with_a_bad_club_table_exits_2_naming_the_key(tmp_path, monkeypatch):
+    import os
+    import subprocess
+    import sys
+
+    folder = _club_tables(tmp_path, monkeypatch)
+    path = folder / "pidro" / "sou.json"
+    path.write_text(path.read_text("utf-8").replace('"game_to"', '"gmae_to"'), "utf-8")
+    log = REPO / "tests/data/pidro/made-9-hearts.jsonl"
+    run = subprocess.run([sys.executable, "-m", "tablecam", "replay", str(log)], capture_output=True, text=True,
+                         env={**os.environ, "PYTHONPATH": str(REPO)}, timeout=120)
+    assert run.returncode == 2 and run.stdout == ""
+    assert run.stderr.strip() == f"tablecam replay: {path}: unknown key 'gmae_to'"

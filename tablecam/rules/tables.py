@@ -275,7 +275,7 @@ def parse_table(data: Any, model: type[M], path: str) -> M:
 
 
 @lru_cache(maxsize=64)
-def _read_cached(path: str, mtime: float) -> dict[str, Any]:
+def _read_cached(path: str) -> dict[str, Any]:
     try:
         with open(path, encoding="utf-8") as fp:
             data = json.load(fp)
@@ -289,11 +289,7 @@ def _read_cached(path: str, mtime: float) -> dict[str, Any]:
 
 
 def _read(path: str) -> dict[str, Any]:
-    try:
-        mtime = os.stat(path).st_mtime
-    except OSError as e:
-        raise ConfigError(f"{path}: cannot read ({e.strerror})") from None
-    return json.loads(json.dumps(_read_cached(path, mtime)))  # a copy: callers lay overrides over it
+    return json.loads(json.dumps(_read_cached(path)))  # a copy: callers lay overrides over it
 
 
 def table_path(game: str, name: str, shipped: bool = False) -> Path:
@@ -388,8 +384,11 @@ def check_tables() -> None:
     """Parse every table in ``$TABLECAM_CONFIG`` (the club's own), so a bad one stops a command at its start.
 
     A Vira file with ``contracts`` is a bid table, any other a ruleset (whose
-    bid table is checked with it). Raises :class:`ConfigError`.
+    bid table is checked with it). Raises :class:`ConfigError`. The files
+    are read afresh (:func:`forget_tables`), so a command sees their state
+    at its start.
     """
+    forget_tables()
     if not os.environ.get("TABLECAM_CONFIG"):
         return
     for game in GAMES:
@@ -401,6 +400,12 @@ def check_tables() -> None:
                 load_vira(str(p), ViraBidTable)
             else:
                 load_vira(load_vira(str(p), ViraRuleset).bid_table, ViraBidTable)
+
+
+def forget_tables() -> None:
+    """Drop every parsed table, so the next load reads the files again."""
+    for cached in (_read_cached, _load, _load_vira):
+        cached.cache_clear()
 
 
 def _deep_update(dst: dict, src: dict) -> None:
