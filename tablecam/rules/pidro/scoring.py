@@ -5,7 +5,8 @@ by the bid (the dealer's 14 over 14: by 28, a rule-table value) and the
 others add what they took. Penalties (14 / 62) go to the wronged side. The
 first side to reach 62 wins; both in the same deal: the bidders.
 
->>> r = {"dealer_14_over_14_set": -28, "game_to": 62}
+>>> from tablecam.rules.tables import load_table
+>>> r = load_table("pidro", None, "sou")
 >>> s = settle({"NS": 13, "EW": 1}, "NS", 9, False, [], {"NS": 50, "EW": 61}, r)
 >>> s.made, s.delta, s.score, s.winner
 (True, {'NS': 13, 'EW': 1}, {'NS': 63, 'EW': 62}, 'NS')

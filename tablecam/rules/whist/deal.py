@@ -7,7 +7,7 @@ card. This module keeps the cards dealt and says what was wrong; the board
 turns that into findings.
 
 >>> from tablecam.cards import Seat, parse_card
->>> d = Deal(Seat.S, {"cards_each": 13, "kitty": 3, "jokers": 3})
+>>> d = Deal(Seat.S, WhistDeal(cards_each=13, kitty=3, jokers=3))
 >>> d.add(Seat.W, parse_card("SA")), d.add("kitty", parse_card("H2")), d.add("kitty", parse_card("H3"))
 ([], [], [('kitty_row', {})])
 """
