@@ -512,6 +512,33 @@ def test_mqtt_table_to_station_exactly_once(mosquitto, tmp_path):
 
 
 @pytest.mark.mqtt
+def test_mqtt_a_station_started_after_the_table_gets_the_whole_log(mosquitto, tmp_path):
+    """The broker keeps no events for a subscriber that did not exist yet;
+    the node's retained state says how far its log goes, and the station's
+    gap request makes the node replay it from its store."""
+    node = TableNode("t1", EventStore(str(tmp_path / "t1.sqlite")), _mqtt(mosquitto, "t1", "table-late"))
+    node.start()
+    evs = list(simulate_session(2, seed=5, rate=0.5))
+    for ev in evs:
+        node.emit(ev)
+    deadline = time.time() + 20
+    while node.store.unpublished("t1") and time.time() < deadline:
+        time.sleep(0.05)
+    assert node.store.unpublished("t1") == []  # all published before any station listened
+    sink = Sink()
+    station = Station(_mqtt(mosquitto, "director", "station-late"), sink, gap_timeout=0.5)
+    station.start()
+    try:
+        assert sink.wait("t1", len(evs), timeout=30), len(sink.got.get("t1", []))
+        assert sink.seqs("t1") == list(range(1, len(evs) + 1))
+        assert [ev for _, ev in sink.got["t1"]] == evs
+        assert station.links["t1"].resend_requests >= 1
+    finally:
+        node.stop()
+        station.stop()
+
+
+@pytest.mark.mqtt
 def test_mqtt_a_replaced_table_node_with_a_new_store_is_appended(mosquitto, tmp_path):
     """The same, through the broker: the replacement edge computer (same
     table id, same credentials, an empty store) numbers from 1 again; the
@@ -668,7 +695,21 @@ def test_director_station_process_serves_tables_from_the_broker(mosquitto, tmp_p
     station = subprocess.Popen([sys.executable, "-m", "tablecam", "serve", "--port", str(port), "--mqtt",
                                 f"127.0.0.1:{mosquitto.port}", "--station-store", str(tmp_path / "st.sqlite")],
                                cwd=REPO, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    # The port listens before the station has subscribed (it is bound first), and these nodes
+    # run one board and exit - a late station could ask no one to replay it: wait for the
+    # station's own word that the broker confirmed its subscriptions.
+    said: list[str] = []
+    subscribed = threading.Event()
+
+    def read_stderr() -> None:
+        for line in station.stderr:
+            said.append(line.decode(errors="replace"))
+            if "subscribed to all tables" in said[-1]:
+                subscribed.set()
+
+    threading.Thread(target=read_stderr, daemon=True).start()
     try:
+        assert subscribed.wait(60), "".join(said)
         wait_port(port, 60)
         tables = ["t1", "t2"]
         procs = [_node_proc(_write_table_config(tmp_path, t, mosquitto, 1, 400.0), mosquitto, t) for t in tables]

@@ -46,11 +46,15 @@ class MqttBus(Bus):
         self.client.on_disconnect = self._on_disconnect
         self.client.on_message = self._on_message
         self.client.on_publish = self._on_publish
+        self.client.on_subscribe = self._on_subscribe
         self.keepalive = keepalive
         self._subs: list[tuple[Handler, str, tuple[str, ...]]] = []
         self._acks: dict[int, Callable[[], None]] = {}
         self._lock = threading.RLock()
         self._connected = threading.Event()
+        self._unacked_subs: set[int] = set()     # SUBSCRIBEs the broker has not confirmed yet
+        self._early_subacks: set[int] = set()    # confirmed before subscribe() returned its mid
+        self._subscribed = threading.Event()
         self._user_on_connect = on_connect
         self.denied = 0
 
@@ -59,9 +63,13 @@ class MqttBus(Bus):
         self.client.will_set(topic_for(table, "availability", self.prefix), "offline", qos=1, retain=True)
 
     def start(self, wait: float = 10.0) -> None:
+        """Connect; with ``wait``, return once the broker has confirmed every
+        subscription (or ``wait`` seconds passed): only from then on does the
+        broker route the topics to us, so a caller that says "subscribed"
+        after ``start`` (``tablecam serve --mqtt``) says the truth."""
         self.client.connect_async(self.host, self.port, keepalive=self.keepalive)
         self.client.loop_start()
-        if wait and not self._connected.wait(wait):
+        if wait and not (self._connected.wait(wait) and self._subscribed.wait(wait)):
             log.warning("MQTT broker %s:%s not reachable yet; will keep retrying", self.host, self.port)
 
     def stop(self) -> None:
@@ -77,6 +85,10 @@ class MqttBus(Bus):
     def wait_connected(self, timeout: float = 10.0) -> bool:
         return self._connected.wait(timeout)
 
+    def wait_subscribed(self, timeout: float = 10.0) -> bool:
+        """Connected, and every subscription confirmed by the broker (SUBACK)."""
+        return self._connected.wait(timeout) and self._subscribed.wait(timeout)
+
     # -- paho callbacks -----------------------------------------------------
     def _on_connect(self, client: mqtt.Client, userdata: Any, flags: Any, reason: Any, props: Any) -> None:
         if getattr(reason, "is_failure", False):
@@ -84,14 +96,31 @@ class MqttBus(Bus):
             return
         with self._lock:
             subs = list(self._subs)
+        self._subscribed.clear()
         for _, table, kinds in subs:
             self._send_subscribe(table, kinds)
+        with self._lock:
+            if not self._unacked_subs:
+                self._subscribed.set()
         self._connected.set()
         if self._user_on_connect:
             self._user_on_connect()
 
     def _on_disconnect(self, client: mqtt.Client, userdata: Any, flags: Any, reason: Any, props: Any) -> None:
         self._connected.clear()
+        self._subscribed.clear()
+        with self._lock:
+            self._unacked_subs.clear()     # resent on the next connect
+            self._early_subacks.clear()
+
+    def _on_subscribe(self, client: mqtt.Client, userdata: Any, mid: int, reasons: Any, props: Any) -> None:
+        with self._lock:
+            if mid in self._unacked_subs:
+                self._unacked_subs.discard(mid)
+            else:
+                self._early_subacks.add(mid)
+            if not self._unacked_subs:
+                self._subscribed.set()
 
     def _on_publish(self, client: mqtt.Client, userdata: Any, mid: int, reason: Any, props: Any) -> None:
         cb = self._acks.pop(mid, None)  # dict.pop is atomic: no lock (see publish)
@@ -162,4 +191,14 @@ class MqttBus(Bus):
 
     def _send_subscribe(self, table: str, kinds: tuple[str, ...]) -> None:
         for k in kinds:
-            self.client.subscribe(f"{self.prefix}/{table}/{k}", qos=1)
+            # (not under our lock: paho's network thread may run _on_subscribe before
+            # subscribe() returns; that SUBACK is kept in _early_subacks)
+            rc, mid = self.client.subscribe(f"{self.prefix}/{table}/{k}", qos=1)
+            if rc == mqtt.MQTT_ERR_SUCCESS:
+                with self._lock:
+                    if mid in self._early_subacks:
+                        self._early_subacks.discard(mid)
+                    else:
+                        self._unacked_subs.add(mid)
+                        self._subscribed.clear()
+

@@ -160,8 +160,10 @@ class Station:
                 link.state, link.state_log = msg.payload, msg.log
                 # A table whose state is ahead of what we hold: ask for the rest now.
                 seq = msg.payload.get("seq")
-                if msg.log is not None and msg.log != link.log:
+                if msg.log is not None and link.log is not None and msg.log != link.log:
                     seq = None                  # another log's numbers: its events will tell
+                # (no log heard yet - a station started after the table: the first log it
+                # hears continues what it holds, as in _in_log, so its numbers are ours)
                 if isinstance(seq, int) and link.base + seq >= link.next_seq and not link.held \
                         and link.gap_since is None:
                     link.gap_since = time.time() - self.gap_timeout / 2
