@@ -594,6 +594,13 @@ class CameraPipeline:
                 faces = {c: v / total for c, v in held.items()}
         return sorted(faces.items(), key=lambda kv: -kv[1])[:CANDIDATES]
 
+    def _overlaps(self, placed_id: Any, new: Placed) -> bool:
+        """The card placed as ``placed_id`` lies under most of ``new`` (boxes overlapping by half)."""
+        from .tracker import box_iou
+
+        old = next((p for p in self.tracker.placed if p.id == placed_id), None)
+        return old is not None and box_iou(old.box, new.box) >= 0.5
+
     def _on_table(self, card: str, but: Placed | None) -> Placed | None:
         """The card already lying elsewhere on the table (one card is never two)."""
         return next((p for p in self.tracker.placed if p is not but and p.info.get("card") == card
@@ -721,6 +728,11 @@ class CameraPipeline:
         mine = next((p for p in self.trick if p["seat"] == seat), None)
         if mine is not None and mine["card"] == card:
             mine["id"], mine["gone"] = placed.id, False         # the same card, moved: no new event
+            return out
+        if mine is not None and not mine["gone"] and "uncertain" in common and self._overlaps(mine["id"], placed):
+            # an unsure read where this seat's card to the trick still lies (a card settling on a
+            # glossy pile, read twice): that card again - a seat plays one card to a trick
+            self.tracker.forget(placed)
             return out
         if len(self.trick) >= self.cfg.cards_per_trick and all(p["gone"] for p in self.trick):
             out += self._turned(frame)
