@@ -40,7 +40,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field, replace
-from typing import Any, Callable, Iterable, Iterator
+from typing import Any, Iterable, Iterator
 
 import numpy as np
 
@@ -53,6 +53,8 @@ from .calibrate import Calibration, Lens, lens_if_bent
 from .camera import Frame
 from .fusion import HandBook, probs_dict
 from .tracker import Gone, Placed, Rest, StabilityTracker, order_quad
+from .readers import (Classifier, Localise, Reading, SecondOpinion, _as_reading, default_classifier,
+                      default_localiser, default_second_opinion, localiser_input)
 from .zones import CameraConfig, trick_seat
 
 
@@ -63,10 +65,6 @@ FOLLOW_SUIT = ("bridge", "vira", "whist")
 
 JOKER_GAMES = ("whist", "pidro")
 """Games whose pack holds jokers; elsewhere a joker read is a face that could not be read."""
-
-Classifier = Callable[[np.ndarray], Any]
-Localise = Callable[[np.ndarray], list[tuple[float, float, float, float, float]]]
-"""An image in, ``(x1, y1, x2, y2, conf)`` per card out (the learned localiser by default)."""
 
 CANDIDATES = 3
 """Cards listed in an uncertain event (``candidates``), likeliest first."""
@@ -80,89 +78,6 @@ place meanwhile (the opening lead, a table without bidding boxes) shows it was n
 
 SURE_CARD = 0.6
 """A localiser score from which a box is surely a card, even when its face cannot be read."""
-
-
-@dataclass
-class Reading:
-    card: str
-    conf: float
-    probs: Any = None
-    classes: list[str] | None = None
-
-
-def default_classifier() -> Callable[[np.ndarray], Reading]:
-    """The shipped model's card classifier (loaded on first use).
-
-    Raises ``RuntimeError`` with a clear reason when the model is missing.
-    """
-    try:
-        from . import detector
-
-        det = detector.load_detector()
-    except Exception as e:  # ImportError, a missing or unreadable model file (onnxruntime's own errors)
-        raise RuntimeError(f"the card model is not available ({type(e).__name__}: {e})") from None
-
-    def classify(crop: np.ndarray) -> Reading:
-        card, conf, probs = det.classify_card(crop)
-        return Reading(str(card), float(conf), probs)
-
-    return classify
-
-
-def default_localiser(cfg: CameraConfig) -> Localise:
-    """The shipped learned card localiser (``models/card_localiser.onnx``), loaded now.
-
-    Raises ``RuntimeError`` with a clear reason when the model is missing."""
-    try:
-        from .proposals import CardLocaliser
-
-        loc = CardLocaliser(threads=1, conf=min(cfg.detection.conf, 0.25))
-    except Exception as e:  # ImportError, a missing or unreadable model file (onnxruntime's own errors)
-        raise RuntimeError(f"the card localiser is not available ({type(e).__name__}: {e})") from None
-
-    def localise(image: np.ndarray) -> list[tuple[float, float, float, float, float]]:
-        return [(*box, conf) for box, conf, _ in loc.proposals(image, sizes=(max(image.shape[:2]),))]
-
-    return localise
-
-
-SecondOpinion = Callable[[np.ndarray], list[tuple[str, float, np.ndarray, dict[str, float]]]]
-"""A window of the frame in; ``(card, conf, quad in window px, probs)`` per card found in it."""
-
-
-def default_second_opinion() -> SecondOpinion:
-    """The still-image detector (``detector.detect``) on a window of the frame.
-
-    Why: ``classify_card`` reads one rectified crop; ``detect`` reads the card
-    through its index windows and several outlines as well, so it is surer
-    (and slower).  The pipeline asks it only about a card the crop left
-    unsure, so an unsure read becomes a sure one or stays honestly unsure."""
-    from . import detector
-
-    det = detector.load_detector()
-
-    def opinion(window: np.ndarray) -> list[tuple[str, float, np.ndarray, dict[str, float]]]:
-        out = []
-        for d in det.detect(window):
-            x1, y1, x2, y2 = d.box
-            q = d.quad if d.quad is not None else np.array([[x1, y1], [x2, y1], [x2, y2], [x1, y2]], np.float64)
-            out.append((d.card, float(d.conf), np.asarray(q, np.float64).reshape(4, 2), dict(d.probs)))
-        return out
-
-    return opinion
-
-
-def localiser_input(cfg: CameraConfig) -> int:
-    """Pixels of the localiser's input (long side): a card's short side spans ``min_card_px``.
-
-    >>> localiser_input(CameraConfig.load())
-    320
-    """
-    if cfg.detection.input_px:
-        return int(cfg.detection.input_px)
-    g = cfg.geometry
-    want = max(g.width_mm, g.height_mm) / min(cfg.card_mm) * cfg.detection.min_card_px
-    return int(max(320, min(1280, -(-want // 32) * 32)))
 
 
 def _grow(q: np.ndarray, mm: float) -> np.ndarray:
@@ -184,13 +99,6 @@ def _grow_sides(q: np.ndarray, mm: float) -> np.ndarray:
         d = p - c
         out.append(p + np.sign(d @ e1) * mm * e1 + np.sign(d @ e2) * mm * e2)
     return np.array(out)
-
-
-def _as_reading(r: Any) -> Reading:
-    if isinstance(r, Reading):
-        return r
-    card, conf, *rest = r
-    return Reading(str(card), float(conf), rest[0] if rest else None)
 
 
 @dataclass
