@@ -114,6 +114,7 @@ RULE_TABLES = [
     ("whist", "whistklubben", lambda d: d.update(frist_lead=d.pop("first_lead")), "unknown key 'frist_lead'"),
     ("pidro", "sou", lambda d: d["bidding"].update(max_bdi=14), "unknown key 'bidding.max_bdi'"),
     ("pidro", "sou", lambda d: d.update(game_to="sixty-two"), "'game_to': Input should be a valid integer"),
+    ("pidro", "sou", lambda d: d["points"].pop("pidro"), "points must give 'pidro'"),
     ("vira", "sm-2025", lambda d: d.update(sit_out_pay=d.pop("sit_out_pays")), "unknown key 'sit_out_pay'"),
     ("vira", "stockholm-1999", lambda d: d["contracts"][0].update(trikcs=6), "unknown key 'contracts.0.trikcs'"),
 ]

@@ -108,6 +108,14 @@ class PidroTable(_Table):
     repeat_penalty: int
     penalised: list[str] = []
     points: dict[Literal["A", "K", "Q", "J", "T", "9", "8", "7", "6", "4", "3", "2", "pidro"], int]
+    """What each trump rank counts; a rank not listed counts nothing, but ``pidro`` (each five) must
+    be given: a table that forgot it would otherwise score every pidro by a default it never says."""
+
+    @model_validator(mode="after")
+    def _pidro_counted(self) -> "PidroTable":
+        if "pidro" not in self.points:
+            raise ValueError("points must give 'pidro' (what each pidro, a trump five, counts)")
+        return self
 
 
 # -- whist -----------------------------------------------------------------------

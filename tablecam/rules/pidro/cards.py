@@ -67,7 +67,7 @@ def point_value(card: Card, trump: str | None, points: dict[str, int] | None = N
     if not is_trump(card, trump):
         return 0
     if card.rank == "5":
-        return int(points.get("pidro", 5))
+        return int(points["pidro"])       # a rules table must give it (rules/tables.py)
     return int(points.get(card.rank, 0))
 
 
