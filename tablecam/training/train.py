@@ -70,6 +70,17 @@ def _cached(f: Path, make):
     return x, y
 
 
+def _seeded(seed: int, threads: int) -> None:
+    """Seed torch and numpy, fix torch's threads, and keep its algorithms
+    deterministic: a recipe run twice gives the same weights."""
+    import torch
+
+    torch.manual_seed(seed)
+    np.random.seed(seed)
+    torch.set_num_threads(threads)
+    torch.use_deterministic_algorithms(True)
+
+
 def _set_name(kind: str, n: int, seed: int, decks: list[str] | None = None, generated: int = 0) -> str:
     """Cache file name of one rendered set (the names of earlier caches kept)."""
     from .designs import active_version
@@ -186,10 +197,7 @@ def train_classifier(out_dir: Path, recipe: ClassifierRecipe = ClassifierRecipe(
 
     r = recipe
     t0 = time.time()
-    torch.manual_seed(r.seed)
-    np.random.seed(r.seed)
-    torch.set_num_threads(r.threads)
-    torch.use_deterministic_algorithms(True)
+    _seeded(r.seed, r.threads)
     parts = [_dataset(r.samples, s, data_dir, progress, r.generated) for s in r.seeds]
     decks = parts[-1][2]
     if r.offcorner:
@@ -293,10 +301,7 @@ def train_back_check(out_dir: Path, recipe: BackCheckRecipe = BackCheckRecipe(),
 
     r = recipe
     t0 = time.time()
-    torch.manual_seed(r.seed)
-    np.random.seed(r.seed)
-    torch.set_num_threads(r.threads)
-    torch.use_deterministic_algorithms(True)
+    _seeded(r.seed, r.threads)
     decks = training_decks(r.generated)
     kind = "backviews" + (f"-loose{r.loose:g}" if r.loose else "")
     x, y = _cached(data_dir / _set_name(kind, r.samples, r.seed, decks, r.generated),

@@ -55,7 +55,7 @@ from .fusion import HandBook, probs_dict
 from .tracker import Gone, Placed, Rest, StabilityTracker, order_quad
 from .readers import (Classifier, Localise, Reading, SecondOpinion, _as_reading, default_classifier,
                       default_localiser, default_second_opinion, localiser_input)
-from .zones import CameraConfig, trick_seat
+from .zones import CameraConfig, Zone, trick_seat
 
 
 CROP_W, CROP_H = 250, 350
@@ -535,24 +535,9 @@ class CameraPipeline:
             if better is not None:
                 quad = better
         self.readings.append((frame.ts, zone.name, r.card, round(r.conf, 3)))
-        if bidding is not None:
-            unsure = r.card in ("back", "none") or r.conf < self.cfg.uncertain_below
-            bid = self.bidding.bid_card_at(bidding, q_mm, frame.image, self._cut_strip)
-            seen = bid is not None and bid.conf >= self.cfg.min_conf
-            begun = bool(self.bidding.calls or self.pending_calls)   # an auction the watcher has not seen end
-            alike = seen and any(c[1:] + c[:1] == r.card for c, _ in bid.candidates)   # 2H: the two of hearts
-            sure = (seen and (bid.conf >= BID_SURE or alike)) or any(   # or the watcher has just read it surely
-                c[1].get("zone") == bidding.name and not c[1].get("uncertain") for c in self.pending_calls)
-            if sure or ((unsure or seen) and begun) or (unsure and seen):
-                self.tracker.place(rest, {"kind": "bidding"}, quad)   # a bid card: the bidding watcher reads it
-                return []
-            if not unsure:
-                # a playing card surely read where bid cards lie, and no bid card there: the auction
-                # is over, and a call the watcher is holding for this place was that card
-                self.pending_calls = [c for c in self.pending_calls if c[1].get("zone") != bidding.name]
-                self.bidding.close()
-            # unsure, before any call was read, and no bid card (a table without bidding boxes, or a
-            # hand's shadow): only a play made of it below ends the auction
+        if bidding is not None and self._bid_card(bidding, q_mm, frame, r):
+            self.tracker.place(rest, {"kind": "bidding"}, quad)   # a bid card: the bidding watcher reads it
+            return []
         if r.card == "back":
             self.tracker.place(rest, {"kind": "back", "zone": zone.name}, quad)
             return []
@@ -581,16 +566,7 @@ class CameraPipeline:
                 return []                               # not placed: read again if it moves
             card, conf, uncertain = parse_card(cands[0][0]), cands[0][1], True
         if uncertain or conf < self.cfg.uncertain_below:
-            # unsure, and one of its candidates is a card already on the table there (exposed, or
-            # this seat's card to the trick): it is that card seen again, not a second card
-            known = self.exposed | {str(p["card"]) for p in self.trick if p["seat"] == seat}
-            seen = [c for c, v in self._candidates(r, seat) if c in known and v >= 0.05]
-            if seen:
-                card, conf, uncertain = parse_card(seen[0]), max(conf, self.cfg.uncertain_below), False
-            elif any(p["seat"] != seat and p["card"] == card for p in self.trick):
-                cands = self._candidates(r, seat)      # the card beneath, read unsurely: the next likeliest
-                if cands and cands[0][0] != str(card):
-                    card, conf, uncertain = parse_card(cands[0][0]), cands[0][1], True
+            card, conf, uncertain = self._unsure_read(r, seat, card, conf, uncertain)
         out: list[Event | Finding] = []
         extra: dict[str, Any] = {}
         # a card surely read that already lies on the table (this seat's card to the trick, or
@@ -656,6 +632,44 @@ class CameraPipeline:
         self.bidding.close()                                     # the auction is over at the first card played
         out.append(self._event("play", frame, seat=seat, card=card, **common))
         return out
+
+    def _bid_card(self, bidding: Zone, q_mm: np.ndarray, frame: Frame, r: Reading) -> bool:
+        """Whether the card come to rest in ``bidding`` is a bid card (the watcher reads it).
+
+        A playing card surely read there with no bid card to be seen ends the auction (and a call
+        the watcher holds for this place was that card).  An unsure card before any call was read,
+        with no bid card (a table without bidding boxes, or a hand's shadow), is neither: only a
+        play made of it ends the auction."""
+        unsure = r.card in ("back", "none") or r.conf < self.cfg.uncertain_below
+        bid = self.bidding.bid_card_at(bidding, q_mm, frame.image, self._cut_strip)
+        seen = bid is not None and bid.conf >= self.cfg.min_conf
+        begun = bool(self.bidding.calls or self.pending_calls)   # an auction the watcher has not seen end
+        alike = seen and any(c[1:] + c[:1] == r.card for c, _ in bid.candidates)   # 2H: the two of hearts
+        sure = (seen and (bid.conf >= BID_SURE or alike)) or any(   # or the watcher has just read it surely
+            c[1].get("zone") == bidding.name and not c[1].get("uncertain") for c in self.pending_calls)
+        if sure or ((unsure or seen) and begun) or (unsure and seen):
+            return True
+        if not unsure:
+            self.pending_calls = [c for c in self.pending_calls if c[1].get("zone") != bidding.name]
+            self.bidding.close()
+        return False
+
+    def _unsure_read(self, r: Reading, seat: Seat, card: Any, conf: float,
+                     uncertain: bool) -> tuple[Any, float, bool]:
+        """An unsure read checked against the cards already on the table, as ``(card, conf, uncertain)``.
+
+        One of its candidates already lies there (exposed, or this seat's card to the trick): it is
+        that card seen again, not a second card.  It is another seat's card to this trick: that is
+        the card beneath, and the read is the next likeliest candidate, still unsure."""
+        known = self.exposed | {str(p["card"]) for p in self.trick if p["seat"] == seat}
+        seen = [c for c, v in self._candidates(r, seat) if c in known and v >= 0.05]
+        if seen:
+            return parse_card(seen[0]), max(conf, self.cfg.uncertain_below), False
+        if any(p["seat"] != seat and p["card"] == card for p in self.trick):
+            cands = self._candidates(r, seat)
+            if cands and cands[0][0] != str(card):
+                return parse_card(cands[0][0]), cands[0][1], True
+        return card, conf, uncertain
 
     def _turned(self, frame: Frame) -> list[Event]:
         if not self.trick:
