@@ -312,6 +312,9 @@ def test_video_bench_set_covers_the_conditions_the_issue_names():
     assert min(tilts) == 0 and max(tilts) == 45 and all(0 <= t <= 45 for t in tilts)
     assert any(s.knock_at for s in specs) and {s.layout for s in specs} >= {"zones", "centre", "pile"}
     assert sum(b.planned_events(s) for s in specs) >= 1500
+    from tablecam.training.faces import HELD_OUT_DECKS
+
+    assert {s.deck for s in specs} <= set(HELD_OUT_DECKS)          # judged on a design no model saw
 
 
 def test_video_bench_scores_a_rendered_video_through_tablecam_camera(tmp_path):

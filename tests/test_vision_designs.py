@@ -111,9 +111,9 @@ def test_training_crop_caches_name_the_design_version():
     assert "-g" not in _set_name("prints", 100, 3)
 
 
-def test_held_out_drawn_deck_font_is_never_used_by_a_generated_design():
+def test_untrained_drawn_deck_font_is_never_used_by_a_generated_design():
     held_font = faces.DRAWN_STYLES["serif-bold"][0]
-    assert "drawn-serif-bold" in faces.HELD_OUT_DECKS
+    assert "drawn-serif-bold" in faces.NOT_TRAINED_DECKS
     for k in range(200):
         d = designs.design(k)
         assert held_font not in (d.rank_font, d.suit_font)
@@ -124,7 +124,7 @@ def test_training_decks_take_generated_designs_only_when_asked():
     assert not any(designs.is_generated(d) for d in base)
     more = faces.training_decks(3)
     assert more == base + ["gen-0", "gen-1", "gen-2"]
-    assert not set(more) & set(faces.HELD_OUT_DECKS)
+    assert not set(more) & set(faces.NOT_TRAINED_DECKS)
 
 
 def test_offcorner_views_are_labelled_none_and_repeatable():

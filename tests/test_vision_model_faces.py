@@ -20,6 +20,17 @@ def test_held_out_decks_exist_and_are_not_trained_on():
         assert d not in faces.training_decks()
 
 
+def test_held_out_decks_are_no_cut_of_a_training_deck():
+    """A held-out design must be truly unseen: not a drawn deck (their
+    faces share one drawing, only the font changes) and not another cut
+    of a training deck's name (``drawn-serif-bold`` of ``drawn-serif``)."""
+    trained = faces.training_decks()
+    for d in faces.HELD_OUT_DECKS:
+        assert not d.startswith("drawn-")
+        assert not any(d != t and (d.startswith(t + "-") or t.startswith(d + "-")) for t in trained)
+    assert "drawn-serif-bold" not in trained
+
+
 @pytest.mark.parametrize("deck", ["drawn-serif-bold", "drawn-hershey"])
 def test_drawn_deck_renders_every_code(deck):
     for code in faces.ALL_CODES:

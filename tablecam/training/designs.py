@@ -13,9 +13,9 @@ drawn here with random proportions), the inks (two- or four-colour, in
 several shades), the paper, the court-card frame, the joker and the back.
 
 ``gen-k`` is the same design on every machine with the same fonts; the
-font files found are part of the recipe.  The held-out drawn design
-(``drawn-serif-bold``) is kept honest: DejaVu Serif Bold faces are never
-drawn here.
+font files found are part of the recipe.  The drawn design kept out of
+training (``drawn-serif-bold``, ``faces.NOT_TRAINED_DECKS``) stays out:
+DejaVu Serif Bold faces are never drawn here.
 
 >>> d = design(3)
 >>> d == design(3), d.name
@@ -38,7 +38,7 @@ from .faces import FACE_H, FACE_W, SUIT_GLYPH, truetype
 
 PREFIX = "gen-"
 _DEJAVU = Path("/usr/share/fonts/truetype/dejavu")
-# DejaVu Serif Bold (and its condensed cut) draws the held-out drawn deck.
+# DejaVu Serif Bold (and its condensed cut) draws the deck kept out of training.
 _NEVER = {"DejaVuSerif-Bold.ttf", "DejaVuSerifCondensed-Bold.ttf", "DejaVuSerif-BoldItalic.ttf",
           "DejaVuSerifCondensed-BoldItalic.ttf"}
 _MPL_RANK = ["STIXGeneral.ttf", "STIXGeneralBol.ttf", "cmr10.ttf", "cmss10.ttf", "cmb10.ttf", "cmtt10.ttf"]
