@@ -33,25 +33,33 @@ LEGACY_CORNER_BOX, LEGACY_INPUT = (0, 0, 72, 104), (48, 64)
 MODELS_DIR = Path(__file__).resolve().parent / "models"
 CHUNK = 32
 """Corner crops per network run (:meth:`CornerClassifier.probs`)."""
+READS_KEPT = 4096
+"""Corner crops whose reads :meth:`CornerClassifier.probs` remembers (by content)."""
 
 
 def corner_crops(card_bgr: np.ndarray, box: tuple[int, int, int, int] = CORNER_BOX,
-                 size: tuple[int, int] = (INPUT_W, INPUT_H)) -> np.ndarray:
-    """The two index corners (window ``box``) of a rectified card as a
-    (2, 3, H, W) float32 batch in [0, 1], ``size`` = (W, H): top-left, and
-    bottom-right turned upright."""
+                 size: tuple[int, int] = (INPUT_W, INPUT_H), corners: int = 2) -> np.ndarray:
+    """The index corners (window ``box``) of a rectified card as a
+    (corners, 3, H, W) float32 batch in [0, 1], ``size`` = (W, H): top-left,
+    and (``corners`` 2) bottom-right turned upright."""
     x0, y0, x1, y1 = box
-    return crops_batch([end[y0:y1, x0:x1] for end in card_ends(card_bgr)], size)
+    return crops_batch([end[y0:y1, x0:x1] for end in card_ends(card_bgr, corners)], size)
 
 
-def card_ends(card_bgr: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def card_ends(card_bgr: np.ndarray, ends: int = 2) -> tuple[np.ndarray, ...]:
     """A rectified card as 250x350 and the same card turned 180 degrees:
-    its two ends, each upright, where an index is read."""
+    its two ends, each upright, where an index is read.  With ``ends`` 1
+    the top end alone, and a card 250 wide and shorter than 350 is taken
+    as the top rows of one (:func:`~tablecam.vision.localise.warp_card`'s
+    ``rows``: a card read by its top-left index alone is warped no
+    further)."""
     import cv2
 
+    if ends == 1 and card_bgr.shape[1] == 250 and card_bgr.shape[0] <= 350:
+        return (card_bgr,)
     if card_bgr.shape[:2] != (350, 250):
         card_bgr = cv2.resize(card_bgr, (250, 350), interpolation=cv2.INTER_AREA)
-    return card_bgr, np.rot90(card_bgr, 2)
+    return (card_bgr, np.rot90(card_bgr, 2))[:ends]
 
 
 def crops_batch(crops: list[np.ndarray], size: tuple[int, int]) -> np.ndarray:
@@ -115,15 +123,41 @@ class CornerClassifier:
         self.corner_box = tuple(inp.get("corner_box", LEGACY_CORNER_BOX))
         shape = inp.get("shape")  # [3, H, W]
         self.input_size = (int(shape[2]), int(shape[1])) if shape else LEGACY_INPUT
+        self._reads: dict[int, np.ndarray] = {}
 
     def probs(self, batch: np.ndarray) -> np.ndarray:
-        """Class probabilities for a (N, 3, H, W) batch of corner crops, run
-        ``CHUNK`` crops at a time: the same logits, bit for bit, as one run
-        of the whole batch, for less CPU a crop (400 crops: 1.10 ms a crop
-        in one run, 0.97 in runs of 32, one thread)."""
+        """Class probabilities for a (N, 3, H, W) batch of corner crops.
+
+        A crop read before (the same pixels: detect() reads one quad in
+        several of its steps, about 100 of the 1,145 crops of a 16-card
+        frame) is not run again: the network's read of a crop is the same,
+        bit for bit, whatever batch it is run in, so the remembered read is
+        the one a new run would give.  Crops are known by a 64-bit hash of
+        their bytes (two of the ``READS_KEPT`` remembered crops sharing one
+        is a chance of about 1e-12).  :meth:`forget` starts afresh (detect()
+        does at each picture, so a timing of one picture read again
+        measures the reads)."""
         if len(batch) == 0:
             return np.zeros((0, len(self.classes)), np.float32)
-        batch = batch.astype(np.float32)
+        batch = np.ascontiguousarray(batch, np.float32)
+        keys = [hash(row.tobytes()) for row in batch]
+        new = {k: i for i, k in reversed(list(enumerate(keys))) if k not in self._reads}
+        if new:
+            if len(self._reads) + len(new) > READS_KEPT:
+                self._reads.clear()
+            rows = list(new.values())
+            self._reads.update(zip(new, self.run(batch[rows])))
+        return np.stack([self._reads[k] for k in keys])
+
+    def forget(self) -> None:
+        """Drop the remembered reads (:meth:`probs`)."""
+        self._reads.clear()
+
+    def run(self, batch: np.ndarray) -> np.ndarray:
+        """The network's class probabilities for a (N, 3, H, W) float32
+        batch, run ``CHUNK`` crops at a time: the same logits, bit for bit,
+        as one run of the whole batch, for less CPU a crop (400 crops: 1.10
+        ms a crop in one run, 0.97 in runs of 32, one thread)."""
         logits = np.concatenate([self.session.run(None, {self.input_name: batch[i:i + CHUNK]})[0]
                                  for i in range(0, len(batch), CHUNK)])
         return _softmax(logits)
@@ -148,7 +182,7 @@ def view_probs(cards: list[np.ndarray], probs, box: tuple[int, int, int, int], s
     card order: each corner through ``views`` windows (:func:`corner_views`)
     and the views' geometric mean.  ``probs`` is the network (a (N, 3, H,
     W) batch of corner crops -> class probabilities)."""
-    ps = [probs(np.concatenate([corner_crops(c, b, size)[:corners] for c in cards])) for b in corner_views(box, views)]
+    ps = [probs(np.concatenate([corner_crops(c, b, size, corners) for c in cards])) for b in corner_views(box, views)]
     if len(ps) == 1:
         return ps[0]
     p = np.exp(np.mean([np.log(v + 1e-9) for v in ps], axis=0))

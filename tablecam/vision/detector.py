@@ -152,6 +152,8 @@ class CardDetector(BoxReads, LeftBoxes, IndexReads):
             image_bgr = image_bgr[:, :, :3]
         if min(image_bgr.shape[:2]) < MIN_IMAGE_SIDE:
             return []   # no readable card fits (and OpenCV's filters refuse such a picture)
+        for reader in (self.classifier, self.index_reader):  # reads are remembered within one picture
+            getattr(reader, "forget", lambda: None)()       # (CornerClassifier.probs)
         use_classical = self.localiser is None or self.settings.whole_image_classical
         quads = find_cards(image_bgr, max_side=self.settings.max_side, nms_iou=self.settings.candidate_iou) if use_classical else []
         if self.localiser is not None:

@@ -50,20 +50,23 @@ _NEXT = [1, 2, 3, 0]
 
 
 def warp_card(image: np.ndarray, quad: np.ndarray, size: tuple[int, int] = (CARD_W, CARD_H),
-              ordered: bool = False) -> np.ndarray:
+              ordered: bool = False, rows: int | None = None) -> np.ndarray:
     """Perspective-warp the quad to an upright ``size`` (w, h) card image.
 
     A quad found in a picture is put in portrait order first
     (:func:`order_quad`); one already ``ordered`` from the card face's own
     top-left corner (a rendered scene's truth) is warped as it is, so the
-    face comes out upright, not possibly turned 180 degrees."""
+    face comes out upright, not possibly turned 180 degrees.  ``rows``:
+    only the card's top rows, the same pixels, bit for bit, as the top of
+    the whole card (OpenCV maps each output pixel alone; a narrower output
+    is not the same), for a card read by its top-left index alone."""
     import cv2
 
     w, h = size
     dst = np.array([[0, 0], [w - 1, 0], [w - 1, h - 1], [0, h - 1]], np.float32)
     src = np.asarray(quad, np.float32) if ordered else order_quad(quad).astype(np.float32)
     m = cv2.getPerspectiveTransform(src, dst)
-    return cv2.warpPerspective(image, m, (w, h), flags=cv2.INTER_LINEAR,
+    return cv2.warpPerspective(image, m, (w, min(h, rows) if rows else h), flags=cv2.INTER_LINEAR,
                                borderMode=cv2.BORDER_REPLICATE)
 
 

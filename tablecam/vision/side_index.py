@@ -32,9 +32,9 @@ SPLIT_BELOW, SPLIT_SHARE, SIDE_SURE = 0.9, 0.4, 0.5
 
 
 def side_crops(card_bgr: np.ndarray, box: tuple[int, int, int, int] = CORNER_BOX,
-               size: tuple[int, int] = (INPUT_W, INPUT_H)) -> np.ndarray:
+               size: tuple[int, int] = (INPUT_W, INPUT_H), ends: int = 2) -> np.ndarray:
     """The side windows of both ends of a rectified card (top, then the
-    bottom turned upright) as a (2, 3, H, W) float32 batch in [0, 1]:
+    bottom turned upright; the top alone with ``ends`` 1) as an (ends, 3, H, W) float32 batch in [0, 1]:
     the top half of the corner window ``box`` over the top half of its
     mirror position at the other end of the same edge.
 
@@ -47,10 +47,10 @@ def side_crops(card_bgr: np.ndarray, box: tuple[int, int, int, int] = CORNER_BOX
     """
     x0, y0, x1, y1 = box
     half = (y1 - y0) // 2
-    ends = card_ends(card_bgr)
-    width = ends[0].shape[1]
+    tops = card_ends(card_bgr, ends)
+    width = tops[0].shape[1]
     return crops_batch([np.vstack([end[y0:y0 + half, x0:x1], end[y0:y1 - half, width - x1:width - x0]])
-                        for end in ends], size)
+                        for end in tops], size)
 
 
 def split_pair(p: np.ndarray, classes: list[str]) -> tuple[int, int] | None:
@@ -116,8 +116,8 @@ def with_side_suits(cards: list[np.ndarray], probs: list[np.ndarray], network, c
     if not pairs:
         return probs
     per = 2 * ends  # the corner and side windows of each end read
-    reads = network(np.concatenate([np.concatenate([corner_crops(cards[i], box, size)[:ends],
-                                                    side_crops(cards[i], box, size)[:ends]]) for i, _ in pairs]))
+    reads = network(np.concatenate([np.concatenate([corner_crops(cards[i], box, size, ends),
+                                                    side_crops(cards[i], box, size, ends)]) for i, _ in pairs]))
     out = list(probs)
     for (i, (a, b)), r in zip(pairs, reads.reshape(len(pairs), per, -1)):
         end = int(np.argmax([r[e][a] + r[e][b] for e in range(ends)]))
