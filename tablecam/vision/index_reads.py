@@ -140,13 +140,16 @@ class IndexReads:
 
     def _read_indexes(self, image_bgr: np.ndarray, quads: list[np.ndarray]) -> list[np.ndarray]:
         """The reads of card quads from their top-left index alone
-        (:func:`~tablecam.vision.indexes.read_index`, ``read_views`` windows,
+        (:func:`~tablecam.vision.indexes.read_index`, ``read_views`` windows
+        for a quad whose first window gives a card ``index_gate`` likely,
         with ``side_suits`` the suit on the top edge's other end)."""
         from .indexes import read_index
 
         rd = self.index_reader
+        not_cards = tuple(i for i, c in enumerate(rd.classes) if c in ("none", "back"))
         return list(read_index(image_bgr, quads, rd.probs, rd.corner_box, rd.input_size, views=self.settings.read_views,
-                               side_classes=self.classes if self.settings.side_suits else None))
+                               side_classes=self.classes if self.settings.side_suits else None,
+                               gate=self.settings.index_gate, not_cards=not_cards))
 
     def _index_sizes(self, found: list[Detection], w: int, h: int) -> tuple[int, ...] | None:
         """The index localiser's input size for this picture: the one that

@@ -172,21 +172,49 @@ def fit_corner(image_bgr: np.ndarray, quad: np.ndarray, shift: float = 0.25, tur
 
 
 def read_index(image_bgr: np.ndarray, quads: list[np.ndarray], probs, box: tuple[int, int, int, int],
-               size: tuple[int, int], views: int = 3, side_classes: list[str] | None = None) -> np.ndarray:
+               size: tuple[int, int], views: int = 3, side_classes: list[str] | None = None,
+               gate: float = 0.0, not_cards: tuple[int, ...] = ()) -> np.ndarray:
     """Class probabilities of the top-left index of each card quad only
     (the rest of such a card is usually under others): ``views`` corner
     windows (:func:`~tablecam.vision.classify.corner_views`), geometric
     mean (:func:`~tablecam.vision.classify.view_probs`).  ``probs`` is the
     classifier network.  With ``side_classes`` (its class list) a read
     split between two suits of one rank is decided again by the top
-    edge's other end (:func:`~tablecam.vision.side_index.with_side_suits`)."""
-    from .classify import view_probs
+    edge's other end (:func:`~tablecam.vision.side_index.with_side_suits`).
+
+    With ``gate`` every quad is read through the first window alone, and
+    only those whose likeliest card (the classes ``not_cards`` left out)
+    reaches ``gate`` through the others: a quad of bare table or of a
+    found card's pips, most of those the index localiser's windows give,
+    keeps its one-window read.  Why: no read under 0.1 there reached a
+    card's floor (0.6) through three windows on the tuning photos, and
+    two crops in three are saved (docs/detector-settings.md)."""
+    from .classify import corner_views, view_probs
     from .localise import warp_card
 
     if not quads:
         return np.zeros((0, 0), np.float32)
-    cards = [warp_card(image_bgr, q, ordered=True) for q in quads]
-    p = view_probs(cards, probs, box, size, views, corners=1)
+    # only the rows every corner and side window lies in (147 of 350): the same pixels as the whole card's
+    rows = max(v[3] for v in corner_views(box, views))
+    cards = [warp_card(image_bgr, q, ordered=True, rows=rows) for q in quads]
+    if gate <= 0 or views <= 1:
+        return _side_suits(cards, view_probs(cards, probs, box, size, views, corners=1), probs, box, size, side_classes)
+    p = view_probs(cards, probs, box, size, 1, corners=1)
+    card_p = p.copy()
+    card_p[:, list(not_cards)] = 0.0
+    look = np.flatnonzero(card_p.max(axis=1) >= gate)
+    if len(look):
+        p[look] = _side_suits([cards[i] for i in look],
+                              view_probs([cards[i] for i in look], probs, box, size, views, corners=1),
+                              probs, box, size, side_classes)
+    return p
+
+
+def _side_suits(cards: list[np.ndarray], p: np.ndarray, probs, box: tuple[int, int, int, int],
+                size: tuple[int, int], side_classes: list[str] | None) -> np.ndarray:
+    """``p`` with a read split between two suits of one rank decided again
+    by the top edge's other end, when ``side_classes`` is given
+    (:func:`~tablecam.vision.side_index.with_side_suits`)."""
     if side_classes is None:
         return p
     from .side_index import with_side_suits

@@ -81,6 +81,7 @@ class DetectorSettings(BaseModel):
     index_fit_shift: float = Field(0.25, description="how far the fitted corner's edges may lie from the window's, a share of its width")
     index_fit_reach: float = Field(1.6, description="the fitted edges' length, in window sides")
     index_rounds: int = Field(2, description="rounds of the index step, each with the cards found so far (a round finding nothing ends them)")
+    index_gate: float = Field(0.1, description="an index window's card quad is read through its other views only when its first view gives a card at least this likely (0: every quad)")
 
     @model_validator(mode="before")
     @classmethod
