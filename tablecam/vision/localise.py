@@ -96,15 +96,20 @@ def _aspect(quad: np.ndarray) -> float:
     return float(long / max(short, 1e-6))
 
 
-def _masks(small: np.ndarray) -> list[np.ndarray]:
-    """Binary candidate masks: 'whiteness' by Otsu and by a fixed level, and
-    closed edges (white card on a light table)."""
+def _whiteness(small: np.ndarray) -> np.ndarray:
+    """Per pixel, how white (value less saturation, clipped to 0-255): a card's face is bright and grey."""
     import cv2
 
     hsv = cv2.cvtColor(small, cv2.COLOR_BGR2HSV)
-    s = hsv[..., 1].astype(np.int16)
-    v = hsv[..., 2].astype(np.int16)
-    white = np.clip(v - s, 0, 255).astype(np.uint8)
+    return np.clip(hsv[..., 2].astype(np.int16) - hsv[..., 1], 0, 255).astype(np.uint8)
+
+
+def _masks(small: np.ndarray, white: np.ndarray, blur: np.ndarray) -> list[np.ndarray]:
+    """Binary candidate masks: 'whiteness' by Otsu and by a fixed level, and
+    closed edges (white card on a light table).  ``white``: :func:`_whiteness`;
+    ``blur``: the grey picture under a 5x5 Gaussian."""
+    import cv2
+
     white = cv2.GaussianBlur(white, (5, 5), 0)
     out = []
     _, m1 = cv2.threshold(white, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
@@ -113,7 +118,7 @@ def _masks(small: np.ndarray) -> list[np.ndarray]:
     for frac in (0.8, 0.65):
         out.append(((white > max(110, hi * frac)) * 255).astype(np.uint8))
     gray = cv2.cvtColor(small, cv2.COLOR_BGR2GRAY)
-    edges = cv2.Canny(cv2.GaussianBlur(gray, (5, 5), 0), 40, 120)
+    edges = cv2.Canny(blur, 40, 120)
     edges = cv2.dilate(edges, np.ones((3, 3), np.uint8))
     ff = edges.copy()
     cnts, _ = cv2.findContours(ff, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
@@ -160,18 +165,17 @@ EDGE_FILL = 0.85  # region area / quad area; 0.8 measured the same
 EDGE_WHITE_FRAC = 0.4
 
 
-def _edge_regions(small: np.ndarray) -> list[np.ndarray]:
+def _edge_regions(blur: np.ndarray) -> list[np.ndarray]:
     """Outlines of every region the edge map encloses, nested ones included.
 
     A card lying on white paper or touching a white box merges with it in
     every brightness mask, but its printed border still leaves a closed
     edge: the region inside that edge is the card.  The whiteness masks only
     look at outermost blobs, so these inner regions are a separate source.
+    ``blur``: the grey picture under a 5x5 Gaussian.
     """
     import cv2
 
-    gray = cv2.cvtColor(small, cv2.COLOR_BGR2GRAY)
-    blur = cv2.GaussianBlur(gray, (5, 5), 0)
     out = []
     for lo, hi in EDGE_LEVELS:
         edges = cv2.dilate(cv2.Canny(blur, lo, hi), np.ones((3, 3), np.uint8))
@@ -255,8 +259,15 @@ def _split_at_defects(cnt: np.ndarray, shape: tuple[int, int], max_cuts: int = 4
 def _iou_quads(a: np.ndarray, b: np.ndarray) -> float:
     import cv2
 
-    ra = cv2.boundingRect(a.astype(np.float32))
-    rb = cv2.boundingRect(b.astype(np.float32))
+    return _iou_rects(cv2.boundingRect(a.astype(np.float32)), cv2.boundingRect(b.astype(np.float32)))
+
+
+def _iou_rects(ra: tuple[int, int, int, int], rb: tuple[int, int, int, int]) -> float:
+    """IoU of two OpenCV bounding rectangles (x, y, w, h), the quads' of :func:`_iou_quads`.
+
+    >>> _iou_rects((0, 0, 10, 10), (5, 0, 10, 10))
+    0.3333333333333333
+    """
     x1, y1 = max(ra[0], rb[0]), max(ra[1], rb[1])
     x2, y2 = min(ra[0] + ra[2], rb[0] + rb[2]), min(ra[1] + ra[3], rb[1] + rb[3])
     inter = max(0, x2 - x1) * max(0, y2 - y1)
@@ -284,7 +295,9 @@ def find_cards(image: np.ndarray, max_side: int = 900, min_frac: float = 0.004,
     total = sh * sw
     cands: list[tuple[float, np.ndarray]] = []
     hyps: list[tuple[float, np.ndarray]] = []
-    for mask in _masks(small):
+    white = _whiteness(small)
+    blur = cv2.GaussianBlur(cv2.cvtColor(small, cv2.COLOR_BGR2GRAY), (5, 5), 0)
+    for mask in _masks(small, white, blur):
         for it in (0, 2, 5):
             m = cv2.erode(mask, np.ones((3, 3), np.uint8), iterations=it) if it else mask
             cnts, _ = cv2.findContours(m, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
@@ -315,10 +328,8 @@ def find_cards(image: np.ndarray, max_side: int = 900, min_frac: float = 0.004,
                 score = fill - abs(asp - 1.42) * 0.5
                 cands.append((score, quad))
     if edge_regions:
-        hsv = cv2.cvtColor(small, cv2.COLOR_BGR2HSV)
-        white = np.clip(hsv[..., 2].astype(np.int16) - hsv[..., 1], 0, 255).astype(np.uint8)
         min_white = float(np.percentile(white, 97)) * EDGE_WHITE_FRAC
-        for c in _edge_regions(small):
+        for c in _edge_regions(blur):
             a = cv2.contourArea(c)
             if a < min_frac * total or a > max_frac * total:
                 continue
@@ -336,13 +347,18 @@ def find_cards(image: np.ndarray, max_side: int = 900, min_frac: float = 0.004,
                 cands.append((fill - abs(asp - 1.42) * 0.5, quad))
     cands.sort(key=lambda t: -t[0])
     kept: list[np.ndarray] = []
+    rects: list[tuple[int, int, int, int]] = []  # the bounding rectangle of each quad kept, for the NMS
     for _, q in cands:
-        if all(_iou_quads(q, k) < nms_iou for k in kept):
+        r = cv2.boundingRect(q.astype(np.float32))
+        if all(_iou_rects(r, k) < nms_iou for k in rects):
             kept.append(q)
+            rects.append(r)
     # completions of partly hidden cards, unless a whole-card quad explains them
     for _, q in hyps:
-        if all(_iou_quads(q, k) < max(0.6, nms_iou) for k in kept):
+        r = cv2.boundingRect(q.astype(np.float32))
+        if all(_iou_rects(r, k) < max(0.6, nms_iou) for k in rects):
             kept.append(q)
+            rects.append(r)
     res = []
     for q in kept:
         inside = False
