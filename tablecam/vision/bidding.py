@@ -90,6 +90,11 @@ class ZoneWatch:
 NEW_CARD_CHANGE = 10.0
 """Colour change (0-255) against the still row that marks a new bid card's print, edges and body."""
 
+WIDE_NUDGES_MM = [(d, s) for d in (0.0, -4.0, 4.0, -8.0, -12.0) for s in (0.0, -8.0, 8.0)]
+"""Where :meth:`BiddingWatcher.bid_card_at` looks for the strip when asked to look wide ((along the
+card, across it) from where the outline puts it, mm): on the first call of an auction the caller's
+hand may still lie over the card, and the outline found then can be off by a third of a card."""
+
 SAME_STRIP_MM = 10.0
 """A strip read again within this distance of one already read is that card seen again."""
 
@@ -233,10 +238,13 @@ class BiddingWatcher:
         n, i = max(inside, default=(0, 0))
         return self.watches[i].zone if n else None
 
-    def bid_card_at(self, zone: Zone, quad_mm: np.ndarray, img: np.ndarray, cut: Cut) -> BidRead | None:
+    def bid_card_at(self, zone: Zone, quad_mm: np.ndarray, img: np.ndarray, cut: Cut,
+                    wide: bool = False) -> BidRead | None:
         """The bid-card reading of a card the tracker saw come to rest in a bidding zone (its outline
         ``quad_mm``, table mm): the strip at its end towards the centre, read where the outline puts
         it and a little further out (an outline fitted to a playing card's shape may be short).
+        ``wide``: also further in and to either side (:data:`WIDE_NUDGES_MM`), for an outline found
+        while the caller's hand still lies over the card.
 
         The card reader only knows playing cards: a bid card's ``2H`` looks much like the two of
         hearts, a pass card like nothing it knows. What the bid-card network says of the same card
@@ -248,7 +256,8 @@ class BiddingWatcher:
         q = np.asarray(quad_mm, np.float64)
         top = float(np.max(q @ up))
         mid = float(np.median(q @ right))
-        quads = [strip_quad(up * (top - CARD_MM[1] + d) + right * mid, UP[zone.seat]) for d in (0.0, -4.0, 4.0)]
+        shifts = WIDE_NUDGES_MM if wide else [(d, 0.0) for d in (0.0, -4.0, 4.0)]
+        quads = [strip_quad(up * (top - CARD_MM[1] + d) + right * (mid + s), UP[zone.seat]) for d, s in shifts]
         if self.reader is None:
             self.reader = BidCardReader()
         reads = [r for r in self.reader.read([cut(img, q, STRIP_PX) for q in quads]) if r.call != "none"]

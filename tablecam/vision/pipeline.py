@@ -644,6 +644,11 @@ class CameraPipeline:
         bid = self.bidding.bid_card_at(bidding, q_mm, frame.image, self._cut_strip)
         seen = bid is not None and bid.conf >= self.cfg.min_conf
         begun = bool(self.bidding.calls or self.pending_calls)   # an auction the watcher has not seen end
+        if not seen and not begun:
+            # before the first call no play can come: look wider (the hand laying the card may
+            # still lie over it, and the outline found then is off)
+            bid = self.bidding.bid_card_at(bidding, q_mm, frame.image, self._cut_strip, wide=True)
+            seen = bid is not None and bid.conf >= self.cfg.min_conf
         alike = seen and any(c[1:] + c[:1] == r.card for c, _ in bid.candidates)   # 2H: the two of hearts
         sure = (seen and (bid.conf >= BID_SURE or alike)) or any(   # or the watcher has just read it surely
             c[1].get("zone") == bidding.name and not c[1].get("uncertain") for c in self.pending_calls)
