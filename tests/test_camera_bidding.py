@@ -114,3 +114,32 @@ def test_law_17_a_white_card_on_a_white_table_is_read_while_the_camera_changes_i
         view = cv2.resize(img, None, fx=cfg.px_per_mm / p, fy=cfg.px_per_mm / p, interpolation=cv2.INTER_AREA)
         out += w.update(view, img, cut)
     assert [(e["seat"], e["call"], e.get("uncertain", False)) for e in out] == [(Seat.S, call, False)]
+
+
+@needs_model
+def test_law_17_a_first_bid_card_whose_outline_is_off_is_still_found_by_looking_wider():
+    """The caller's hand still lies over the first bid card when the tracker finds it at rest, and
+    the playing-card-shaped outline found then lies 16 mm short of the card's top and 8 mm to one
+    side: where the outline puts the strip no call is read, a wider look finds it (no play can
+    come before the first call, so the card is not taken for one)."""
+    import cv2
+
+    from tablecam.sim.bidding_box import draw_card, held_out_design
+    from tablecam.vision.bidcards import CARD_MM
+
+    p = 2.0
+    table = np.full((600 * int(p), 600 * int(p), 3), (60, 110, 40), np.uint8)
+    face = cv2.resize(np.ascontiguousarray(draw_card("1H", held_out_design(3))[..., ::-1]),
+                      (int(CARD_MM[0] * p), int(CARD_MM[1] * p)), interpolation=cv2.INTER_AREA)
+    x0, y0 = 300 - CARD_MM[0] / 2, 430.0                         # South's first card, its top to the centre
+    table[int(y0 * p):int(y0 * p) + face.shape[0], int(x0 * p):int(x0 * p) + face.shape[1]] = face
+    w = BiddingWatcher(CameraConfig.load(), "bridge")
+    zone = next(x.zone for x in w.watches if x.zone.seat == Seat.S)
+    # a 63 x 88 mm outline, its top (towards the centre: up for South) 16 mm short of the card's
+    top, x = y0 + 16.0, 268.5 + 8.0
+    outline = np.array([[x, top], [x + 63, top], [x + 63, top + 88], [x, top + 88]])
+    cut = _top_down(table, p)
+    narrow = w.bid_card_at(zone, outline, table, cut)
+    wide = w.bid_card_at(zone, outline, table, cut, wide=True)
+    assert narrow is None or narrow.call != "1H" or narrow.conf < 0.25
+    assert wide is not None and wide.call == "1H" and wide.conf >= 0.8

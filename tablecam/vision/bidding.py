@@ -90,7 +90,7 @@ class ZoneWatch:
 NEW_CARD_CHANGE = 10.0
 """Colour change (0-255) against the still row that marks a new bid card's print, edges and body."""
 
-WIDE_NUDGES_MM = [(d, s) for d in (0.0, -4.0, 4.0, -8.0, -12.0) for s in (0.0, -8.0, 8.0)]
+WIDE_NUDGES_MM = [(d, s) for d in (0.0, -4.0, 4.0, -8.0, 8.0, -12.0, 12.0) for s in (0.0, -8.0, 8.0)]
 """Where :meth:`BiddingWatcher.bid_card_at` looks for the strip when asked to look wide ((along the
 card, across it) from where the outline puts it, mm): on the first call of an auction the caller's
 hand may still lie over the card, and the outline found then can be off by a third of a card."""
@@ -243,7 +243,7 @@ class BiddingWatcher:
         """The bid-card reading of a card the tracker saw come to rest in a bidding zone (its outline
         ``quad_mm``, table mm): the strip at its end towards the centre, read where the outline puts
         it and a little further out (an outline fitted to a playing card's shape may be short).
-        ``wide``: also further in and to either side (:data:`WIDE_NUDGES_MM`), for an outline found
+        ``wide``: also up to 12 mm further in or out and 8 mm to either side (:data:`WIDE_NUDGES_MM`), for an outline found
         while the caller's hand still lies over the card.
 
         The card reader only knows playing cards: a bid card's ``2H`` looks much like the two of

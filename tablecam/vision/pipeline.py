@@ -47,7 +47,7 @@ import numpy as np
 from ..cards import Seat, parse_card, parse_seat
 from ..events import Event
 from ..findings import Finding
-from .bidcards import SURE as BID_SURE
+from .bidcards import SURE as BID_SURE, BidRead
 from .bidding import BiddingWatcher
 from .calibrate import Calibration, Lens, lens_if_bent
 from .camera import Frame
@@ -109,6 +109,16 @@ class PipelineStats:
     seconds: dict[str, float] = field(default_factory=lambda: {"view": 0.0, "track": 0.0, "localise": 0.0,
                                                               "classify": 0.0, "second_opinion": 0.0,
                                                               "calibrate": 0.0, "bidding": 0.0})
+
+
+
+def _alike(bid: BidRead, card: Any) -> bool:
+    """Whether a bid card's reading looks like a playing card read there: ``2H`` is the two of hearts.
+
+    >>> _alike(BidRead("2H", 0.9, [("2H", 0.9), ("3H", 0.05)]), "H2"), _alike(BidRead("P", 0.9, [("P", 0.9)]), "H2")
+    (True, False)
+    """
+    return any(c[1:] + c[:1] == str(card) for c, _ in bid.candidates)
 
 
 class CameraPipeline:
@@ -644,12 +654,16 @@ class CameraPipeline:
         bid = self.bidding.bid_card_at(bidding, q_mm, frame.image, self._cut_strip)
         seen = bid is not None and bid.conf >= self.cfg.min_conf
         begun = bool(self.bidding.calls or self.pending_calls)   # an auction the watcher has not seen end
-        if not seen and not begun:
-            # before the first call no play can come: look wider (the hand laying the card may
-            # still lie over it, and the outline found then is off)
-            bid = self.bidding.bid_card_at(bidding, q_mm, frame.image, self._cut_strip, wide=True)
-            seen = bid is not None and bid.conf >= self.cfg.min_conf
-        alike = seen and any(c[1:] + c[:1] == r.card for c, _ in bid.candidates)   # 2H: the two of hearts
+        if not seen:
+            # the hand laying the card may still lie over it, and the outline found then is off: look
+            # wider. Before the first call no play can come, so a call seen there is the card; once
+            # calls were read, only one that looks like the card read (2H, H2) or is sure of itself
+            # (an opening lead after an auction whose end was missed must not be taken for a call)
+            wide = self.bidding.bid_card_at(bidding, q_mm, frame.image, self._cut_strip, wide=True)
+            if wide is not None and wide.conf >= self.cfg.min_conf and (
+                    not begun or wide.conf >= BID_SURE or _alike(wide, r.card)):
+                bid, seen = wide, True
+        alike = seen and _alike(bid, r.card)
         sure = (seen and (bid.conf >= BID_SURE or alike)) or any(   # or the watcher has just read it surely
             c[1].get("zone") == bidding.name and not c[1].get("uncertain") for c in self.pending_calls)
         if sure or ((unsure or seen) and begun) or (unsure and seen):
