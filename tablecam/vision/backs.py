@@ -110,7 +110,9 @@ class BackCheckedReader:
         ask = [i for i, p in enumerate(probs) if self._ask(p)]
         if not ask:
             return probs
-        said = self.check.probs([cards[i] for i in ask])[:, self.check_back]
+        from .localise import whole_card
+
+        said = self.check.probs([whole_card(cards[i]) for i in ask])[:, self.check_back]
         for i, b in zip(ask, said):
             if b > probs[i][self.back]:
                 probs[i] = with_back_share(probs[i], self.back, float(b))

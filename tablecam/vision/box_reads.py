@@ -38,7 +38,7 @@ class BoxReads:
         box read surer (it took in a fanned neighbour's index) falls back to
         its next card (:meth:`_assign`).
         """
-        from .localise import warp_card
+        from .localise import CardCorners
         from .proposals import box_quads
 
         h, w = image_bgr.shape[:2]
@@ -49,7 +49,7 @@ class BoxReads:
         width = float(np.median(widths)) if widths and self.settings.fitted else None
         fit_cache: dict = {}  # each box's scored fitted rectangles: the steps below read some boxes twice
         cand_quads, owner = self._box_quads(image_bgr, props, classical)
-        probs = self.classifier.classify_cards([warp_card(image_bgr, q) for q in cand_quads])
+        probs = self.classifier.classify_cards([CardCorners(image_bgr, q) for q in cand_quads])
         # per box, its surest read of each card (a box may take in a neighbour's index too)
         reads_of_box: dict[int, dict[int, tuple[float, np.ndarray, np.ndarray]]] = {}
         for q, p, bi in zip(cand_quads, probs, owner):
@@ -117,7 +117,7 @@ class BoxReads:
                      widths: dict[int, float] | None = None, cache: dict | None = None) -> None:
         """Read boxes ``boxes`` through their edge-fitted card rectangles (of
         ``widths[box]`` or ``width``, apart from the quads ``avoid``), noting each read."""
-        from .localise import warp_card
+        from .localise import CardCorners
         from .proposals import fitted_quads
 
         extra = [(bi, q) for bi in boxes
@@ -126,7 +126,7 @@ class BoxReads:
                                        cache=cache)]
         if not extra:
             return
-        for (bi, q), p in zip(extra, self.classifier.classify_cards([warp_card(image_bgr, q) for _, q in extra])):
+        for (bi, q), p in zip(extra, self.classifier.classify_cards([CardCorners(image_bgr, q) for _, q in extra])):
             ci, conf = self._read(p)
             if ci >= 0:
                 _keep_surest(reads_of_box, bi, ci, conf, q, p)

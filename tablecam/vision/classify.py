@@ -52,9 +52,14 @@ def card_ends(card_bgr: np.ndarray, ends: int = 2) -> tuple[np.ndarray, ...]:
     the top end alone, and a card 250 wide and shorter than 350 is taken
     as the top rows of one (:func:`~tablecam.vision.localise.warp_card`'s
     ``rows``: a card read by its top-left index alone is warped no
-    further)."""
+    further); a :class:`~tablecam.vision.localise.CardCorners` gives its
+    two ends as they were warped."""
     import cv2
 
+    from .localise import CardCorners
+
+    if isinstance(card_bgr, CardCorners):  # its two ends warped alone
+        return card_bgr.ends[:ends]
     if ends == 1 and card_bgr.shape[1] == 250 and card_bgr.shape[0] <= 350:
         return (card_bgr,)
     if card_bgr.shape[:2] != (350, 250):
