@@ -296,23 +296,23 @@ def _split_at_defects(cnt: np.ndarray, shape: tuple[int, int], max_cuts: int = 4
     return out
 
 
-def _iou_quads(a: np.ndarray, b: np.ndarray) -> float:
-    import cv2
+def _clear_of(r: tuple[int, int, int, int], rects: np.ndarray, iou: float) -> bool:
+    """Whether rectangle ``r`` overlaps each of ``rects`` ((N, 4) x, y, w, h,
+    OpenCV bounding rectangles of quads) by an IoU under ``iou``, all at
+    once (integer areas, one division each: the IoUs of comparing them one
+    by one, bit for bit).
 
-    return _iou_rects(cv2.boundingRect(a.astype(np.float32)), cv2.boundingRect(b.astype(np.float32)))
-
-
-def _iou_rects(ra: tuple[int, int, int, int], rb: tuple[int, int, int, int]) -> float:
-    """IoU of two OpenCV bounding rectangles (x, y, w, h), the quads' of :func:`_iou_quads`.
-
-    >>> _iou_rects((0, 0, 10, 10), (5, 0, 10, 10))
-    0.3333333333333333
+    >>> _clear_of((5, 0, 10, 10), np.array([[0, 0, 10, 10]]), 0.5), _clear_of((5, 0, 10, 10), np.array([[0, 0, 10, 10]]), 0.3)
+    (True, False)
     """
-    x1, y1 = max(ra[0], rb[0]), max(ra[1], rb[1])
-    x2, y2 = min(ra[0] + ra[2], rb[0] + rb[2]), min(ra[1] + ra[3], rb[1] + rb[3])
-    inter = max(0, x2 - x1) * max(0, y2 - y1)
-    u = ra[2] * ra[3] + rb[2] * rb[3] - inter
-    return inter / u if u > 0 else 0.0
+    if not len(rects):
+        return True
+    x1, y1 = np.maximum(rects[:, 0], r[0]), np.maximum(rects[:, 1], r[1])
+    x2, y2 = np.minimum(rects[:, 0] + rects[:, 2], r[0] + r[2]), np.minimum(rects[:, 1] + rects[:, 3], r[1] + r[3])
+    inter = np.maximum(0, x2 - x1) * np.maximum(0, y2 - y1)
+    u = rects[:, 2] * rects[:, 3] + r[2] * r[3] - inter
+    ious = np.where(u > 0, inter / np.where(u > 0, u, 1), 0.0)
+    return bool((ious < iou).all())
 
 
 def find_cards(image: np.ndarray, max_side: int = 900, min_frac: float = 0.004,
@@ -387,25 +387,26 @@ def find_cards(image: np.ndarray, max_side: int = 900, min_frac: float = 0.004,
                 cands.append((fill - abs(asp - 1.42) * 0.5, quad))
     cands.sort(key=lambda t: -t[0])
     kept: list[np.ndarray] = []
-    rects: list[tuple[int, int, int, int]] = []  # the bounding rectangle of each quad kept, for the NMS
+    rects = np.zeros((len(cands) + len(hyps), 4), np.int64)  # the bounding rectangle of each quad kept, for the NMS
     for _, q in cands:
         r = cv2.boundingRect(q.astype(np.float32))
-        if all(_iou_rects(r, k) < nms_iou for k in rects):
+        if _clear_of(r, rects[:len(kept)], nms_iou):
+            rects[len(kept)] = r
             kept.append(q)
-            rects.append(r)
     # completions of partly hidden cards, unless a whole-card quad explains them
     for _, q in hyps:
         r = cv2.boundingRect(q.astype(np.float32))
-        if all(_iou_rects(r, k) < max(0.6, nms_iou) for k in rects):
+        if _clear_of(r, rects[:len(kept)], max(0.6, nms_iou)):
+            rects[len(kept)] = r
             kept.append(q)
-            rects.append(r)
     res = []
-    for q in kept:
+    areas = [cv2.contourArea(k) for k in kept]
+    for qi, q in enumerate(kept):
         inside = False
-        for k in kept:
+        for ki, k in enumerate(kept):
             if k is q:
                 continue
-            ratio = cv2.contourArea(k) / max(1.0, cv2.contourArea(q))
+            ratio = areas[ki] / max(1.0, areas[qi])
             if 1.3 < ratio < 2.8 and all(
                     cv2.pointPolygonTest(k.reshape(-1, 1, 2), (float(x), float(y)), True) > -3 for x, y in q):
                 inside = True
