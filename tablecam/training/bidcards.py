@@ -60,8 +60,10 @@ def _table(rng: np.random.Generator, h: int, w: int) -> np.ndarray:
     return np.clip(img, 0, 255).astype(np.uint8)
 
 
-def strip_sample(rng: np.random.Generator, cache: FaceCache, label: str, k: int, held_out: bool) -> np.ndarray:
-    """One strip as the camera would hand it to the reader (BGR, :data:`STRIP_PX`)."""
+def strip_sample(rng: np.random.Generator, cache: FaceCache, label: str, k: int, held_out: bool,
+                 camera_share: float = 0.0) -> np.ndarray:
+    """One strip as the camera would hand it to the reader (BGR, :data:`STRIP_PX`); a share
+    ``camera_share`` of them cut from a low-resolution frame (:func:`through_camera`)."""
     import cv2
 
     ppm = DRAW_PX_PER_MM
@@ -95,10 +97,91 @@ def strip_sample(rng: np.random.Generator, cache: FaceCache, label: str, k: int,
     c = quad.mean(0)
     rot = np.float32([[math.cos(ang), -math.sin(ang)], [math.sin(ang), math.cos(ang)]])
     quad = (quad - c) @ rot.T + c
+    if camera_share and rng.random() < camera_share:
+        # the row model's strip in a low-resolution frame is off by a few millimetres more, mostly
+        # along the card (its top edge is a pixel or two there)
+        quad += np.float32([rng.normal(0, 0.04 * cw), rng.normal(0, 0.12 * sh)])
+        return through_camera(canvas[..., ::-1].copy(), quad, rng)
     w, h = STRIP_PX
     m = cv2.getPerspectiveTransform(quad, np.float32([[0, 0], [w, 0], [w, h], [0, h]]))
     out = cv2.warpPerspective(canvas, m, (w, h), flags=cv2.INTER_AREA, borderMode=cv2.BORDER_REPLICATE)
     return degrade(out[..., ::-1].copy(), rng)
+
+
+CAMERA_PX_PER_MM = (0.45, 1.3)
+"""How many frame pixels a millimetre of a bid card spans in the benchmark's videos, across the
+card: about 1.05 at 720p seen straight down with a plain lens, 0.6 at 720p with a 90-degree lens at
+the far side of a tilted view; along the card a tilted view gives down to half as many."""
+
+
+def through_camera(canvas: np.ndarray, quad: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """The strip as the pipeline cuts it from a low-resolution video frame (BGR, :data:`STRIP_PX`).
+
+    The card (``canvas``, drawn at :data:`DRAW_PX_PER_MM`) is first brought to the frame's own
+    pixel grid: a few pixels a millimetre, fewer along the direction the camera is tilted in
+    (foreshortening), a slight keystone and turn, any of the four ways up (a row in front of East
+    lies across the frame). There the camera's own faults are added, at the frame's resolution
+    where they happen: lens blur, light and white balance, sensor noise, half-resolution colour
+    (4:2:0) and block compression. Then the strip is cut from that frame and stretched to the
+    reader's input with bilinear interpolation, as :meth:`CameraPipeline._cut_strip` does: a
+    level digit a few pixels high arrives as the blur it is in the benchmark's 720p videos."""
+    import cv2
+
+    lo, hi = CAMERA_PX_PER_MM
+    across = float(np.exp(rng.uniform(np.log(lo), np.log(hi))))
+    along = across * float(rng.uniform(0.5, 1.0))
+    sx, sy = (across, along) if rng.random() < 0.7 else (along, across)   # tilt mostly foreshortens the card's length
+    sx, sy = sx / DRAW_PX_PER_MM, sy / DRAW_PX_PER_MM
+    h0, w0 = canvas.shape[:2]
+    src = np.float32([[0, 0], [w0, 0], [w0, h0], [0, h0]])
+    k = rng.uniform(-0.12, 0.12) * w0                                  # keystone: one end narrower
+    dst = np.float32([[k, 0], [w0 - k, 0], [w0, h0], [0, h0]]) * np.float32([sx, sy])
+    ang = math.radians(rng.normal(0, 4))
+    c = dst.mean(0)
+    rot = np.float32([[math.cos(ang), -math.sin(ang)], [math.sin(ang), math.cos(ang)]])
+    dst = (dst - c) @ rot.T + c
+    dst -= dst.min(0) - 1
+    m = cv2.getPerspectiveTransform(src, dst)
+    size = (int(math.ceil(dst[:, 0].max())) + 2, int(math.ceil(dst[:, 1].max())) + 2)
+    # the frame's pixels average the card's (an area filter: blur to the new pixel size first)
+    sig = (0.45 / max(sx, 1e-3), 0.45 / max(sy, 1e-3))
+    frame = cv2.warpPerspective(cv2.GaussianBlur(canvas, (0, 0), sig[0], sigmaY=sig[1]), m, size,
+                                flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    q = cv2.perspectiveTransform(quad[None].astype(np.float32), m)[0]
+    turns = int(rng.integers(4))
+    for _ in range(turns):                                             # rows across the frame
+        frame = np.ascontiguousarray(np.rot90(frame))                  # a quarter turn: (x, y) -> (y, W - 1 - x)
+        q = np.stack([q[:, 1], frame.shape[0] - 1 - q[:, 0]], 1)
+    frame = _camera_faults(frame, rng)
+    w, h = STRIP_PX
+    cut = cv2.getPerspectiveTransform(q.astype(np.float32), np.float32([[0, 0], [w - 1, 0], [w - 1, h - 1], [0, h - 1]]))
+    return cv2.warpPerspective(frame, cut, (w, h), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+
+
+def _camera_faults(img: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """Lens blur, light, white balance, noise, 4:2:0 colour and block compression, at frame resolution."""
+    import cv2
+
+    if rng.random() < 0.7:
+        img = cv2.GaussianBlur(img, (0, 0), rng.uniform(0.3, 0.9))
+    x = img.astype(np.float32)
+    x = x * rng.uniform(0.55, 1.3) + rng.uniform(-30, 30)
+    x *= rng.uniform(0.85, 1.15, 3)
+    h, w = x.shape[:2]
+    yy = np.linspace(-1, 1, h)[:, None, None]
+    xx = np.linspace(-1, 1, w)[None, :, None]
+    x *= 1 + rng.uniform(-0.2, 0.2) * xx + rng.uniform(-0.2, 0.2) * yy
+    x += rng.normal(0, rng.uniform(0, 6), x.shape)
+    x = np.clip(x, 0, 255).astype(np.uint8)
+    if rng.random() < 0.8:                                             # 4:2:0: colour at half resolution
+        ycc = cv2.cvtColor(x, cv2.COLOR_BGR2YCrCb)
+        ch = cv2.resize(cv2.resize(ycc[..., 1:], (max(1, w // 2), max(1, h // 2)), interpolation=cv2.INTER_AREA),
+                        (w, h), interpolation=cv2.INTER_LINEAR)
+        x = cv2.cvtColor(np.dstack([ycc[..., :1], ch]), cv2.COLOR_YCrCb2BGR)
+    if rng.random() < 0.8:
+        ok, buf = cv2.imencode(".jpg", x, [cv2.IMWRITE_JPEG_QUALITY, int(rng.uniform(30, 90))])
+        x = cv2.imdecode(buf, cv2.IMREAD_COLOR)
+    return x
 
 
 def degrade(img: np.ndarray, rng: np.random.Generator) -> np.ndarray:
@@ -126,15 +209,24 @@ def degrade(img: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     return x
 
 
-def strips(n: int, seed: int, designs: int, held_out: bool = False,
-           none_share: float = 0.08) -> tuple[np.ndarray, np.ndarray]:
-    """``n`` labelled strips: the 40 call and signal classes evenly, ``none`` a share."""
+def strips(n: int, seed: int, designs: int, held_out: bool = False, none_share: float = 0.08,
+           camera_share: float = 0.0, stacked_share: float = 0.0) -> tuple[np.ndarray, np.ndarray]:
+    """``n`` labelled strips: the 40 call and signal classes evenly, ``none`` a share; a share
+    ``camera_share`` cut from low-resolution frames (:func:`through_camera`), and a share
+    ``stacked_share`` of the samples drawn from the stacked designs (level over the sign: the
+    small level digit is the hardest thing to read; 1.0 gives only stacked designs)."""
     rng = np.random.default_rng(seed)
     cache = FaceCache()
+    make = held_out_design if held_out else design
+    stacked = [k for k in range(designs) if make(k).layout == "stacked"]
     xs, ys = [], []
     for i in range(n):
         y = len(CLASSES) - 1 if rng.random() < none_share else int(rng.integers(len(CLASSES) - 1))
-        xs.append(strip_sample(rng, cache, CLASSES[y], int(rng.integers(designs)), held_out))
+        if stacked_share and stacked and rng.random() < stacked_share:
+            k = stacked[int(rng.integers(len(stacked)))]
+        else:
+            k = int(rng.integers(designs))
+        xs.append(strip_sample(rng, cache, CLASSES[y], k, held_out, camera_share))
         ys.append(y)
     return crops_batch(xs, STRIP_PX), np.array(ys, np.int64)
 
@@ -176,13 +268,15 @@ def evaluate(probs: np.ndarray, y: np.ndarray) -> dict:
 
 
 def train(out: Path, n: int, epochs: int, seed: int, designs: int, heldout_n: int, threads: int,
-          width: int = 16, batch: int = 128, lr: float = 3e-3) -> dict:
+          width: int = 16, batch: int = 128, lr: float = 3e-3, camera_share: float = 0.0,
+          stacked_share: float = 0.0) -> dict:
     import torch
 
     torch.manual_seed(seed)
     torch.set_num_threads(threads)
     t0 = time.time()
-    x, y = _cached(out / f"train-{n}-{seed}-{designs}.npz", lambda: strips(n, seed, designs))
+    x, y = _cached(out / f"train-{n}-{seed}-{designs}-{camera_share}-{stacked_share}.npz",
+                   lambda: strips(n, seed, designs, camera_share=camera_share, stacked_share=stacked_share))
     xv, yv = _cached(out / f"heldout-{heldout_n}-{seed}.npz", lambda: strips(heldout_n, seed + 1000, 8, held_out=True))
     print(f"rendered {n} training and {heldout_n} held-out strips in {time.time() - t0:.0f} s", file=sys.stderr)
     net = build_net(len(CLASSES), width)
@@ -218,7 +312,8 @@ def train(out: Path, n: int, epochs: int, seed: int, designs: int, heldout_n: in
     meta = {"classes": CLASSES, "input": {"width": w, "height": h, "layout": "NCHW BGR 0-1"},
             "recipe": {"command": " ".join(["python -m tablecam.training.bidcards", *sys.argv[1:]]), "n": n,
                        "epochs": epochs, "seed": seed, "designs": designs, "width": width, "batch": batch,
-                       "lr": lr, "minutes": round((time.time() - t0) / 60, 1)},
+                       "lr": lr, "camera_share": camera_share, "stacked_share": stacked_share,
+                       "minutes": round((time.time() - t0) / 60, 1)},
             "held_out": {"designs": "8 of the FreeFont family (free-sans, free-serif), never trained on",
                          **evaluate(probs, yv)}}
     (out / "bid_card.json").write_text(json.dumps(meta, indent=1) + "\n")
@@ -234,8 +329,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--designs", type=int, default=60, help="training designs (bidding_box.design(0..N-1))")
     ap.add_argument("--held-out", type=int, default=4000, help="strips of the held-out designs to check on")
     ap.add_argument("--threads", type=int, default=1, help="torch threads (1 is fastest on a shared machine)")
+    ap.add_argument("--camera-share", type=float, default=0.5,
+                    help="share of strips cut from low-resolution frames (through_camera)")
+    ap.add_argument("--stacked-share", type=float, default=0.25,
+                    help="share of strips drawn from stacked designs only (besides their share of all designs)")
     a = ap.parse_args(argv)
-    meta = train(a.out, a.n, a.epochs, a.seed, a.designs, a.held_out, a.threads)
+    meta = train(a.out, a.n, a.epochs, a.seed, a.designs, a.held_out, a.threads,
+                 camera_share=a.camera_share, stacked_share=a.stacked_share)
     print(json.dumps(meta["held_out"]))
     return 0
 
