@@ -33,7 +33,7 @@ def order_quad(pts: np.ndarray) -> np.ndarray:
     [[0.0, 0.0], [100.0, 0.0], [100.0, 140.0], [0.0, 140.0]]
     """
     pts = np.asarray(pts, np.float32).reshape(4, 2)
-    d = pts - pts.mean(axis=0)
+    d = pts - np.add.reduce(pts, axis=0) / 4  # the mean, as pts.mean(axis=0) sums and divides it
     pts = pts[np.argsort(np.arctan2(d[:, 1], d[:, 0]))]  # clockwise on screen (y points down)
     # start at the point nearest the top-left so that upright cards stay upright
     start = int(np.argmin(pts.sum(axis=1)))
