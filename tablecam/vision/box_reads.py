@@ -46,9 +46,10 @@ class BoxReads:
         boxes = [b for b, _, _ in props]
         # the cards of one picture are about one size: the median card that fits a box
         widths = [_short_side(q) for b in boxes for q in box_quads(b)[:1]]
-        width = float(np.median(widths)) if widths and self.settings.fitted else None
+        usual = float(np.median(widths)) if widths else None
+        width = usual if self.settings.fitted else None
         fit_cache: dict = {}  # each box's scored fitted rectangles: the steps below read some boxes twice
-        cand_quads, owner = self._box_quads(image_bgr, props, classical)
+        cand_quads, owner = self._box_quads(image_bgr, props, classical, usual)
         probs = self.classifier.classify_cards([CardCorners(image_bgr, q) for q in cand_quads])
         # per box, its surest read of each card (a box may take in a neighbour's index too)
         reads_of_box: dict[int, dict[int, tuple[float, np.ndarray, np.ndarray]]] = {}
@@ -74,13 +75,16 @@ class BoxReads:
             dets += self._read_closely(image_bgr, props, found, dets, cand_quads, probs, owner)
         return _one_per_card(dets, self.settings.nms_iou, quads=False)
 
-    def _box_quads(self, image_bgr: np.ndarray, props: list, classical: list[np.ndarray]
-                   ) -> tuple[list[np.ndarray], list[int]]:
+    def _box_quads(self, image_bgr: np.ndarray, props: list, classical: list[np.ndarray],
+                   usual: float | None = None) -> tuple[list[np.ndarray], list[int]]:
         """The card quads each box is read through, and the box of each: its
         oriented quad (an oriented-box model's), the card rectangles
         inscribed in it, the edge-turned, strip and local quads
         (:meth:`_image_quads`), then the classical quads that fit it (box
-        IoU 0.6)."""
+        IoU 0.6); none wider than ``size_most`` times ``usual``, the
+        picture's usual card width (a strip of the table at the picture's
+        edge completed into a "card" five times the size of the others
+        read as a back)."""
         from .proposals import box_quads
 
         quads: list[np.ndarray] = []
@@ -97,6 +101,10 @@ class BoxReads:
             if best >= 0 and ious[best] >= 0.6:
                 quads.append(q)
                 owner.append(best)
+        most = self.settings.size_most * usual if self.settings.size_most and usual else None
+        if most:
+            kept = [i for i, q in enumerate(quads) if _short_side(q) <= most]
+            quads, owner = [quads[i] for i in kept], [owner[i] for i in kept]
         return quads, owner
 
     def _image_quads(self, image_bgr: np.ndarray, b, oq: np.ndarray | None) -> list[np.ndarray]:

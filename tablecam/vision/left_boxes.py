@@ -26,7 +26,8 @@ class LeftBoxes:
         on a 1280x720 frame) reads 0.35-0.55 that way and 0.87 through
         ``read_views`` windows and its pip count.  So each box that no
         card found covers (box IoU ``found_iou``) has its
-        ``close_quads`` quads that looked most like a card read again as
+        ``close_quads`` quads that looked most like a card, and with
+        ``outline_quads`` its outline, read again as
         :meth:`read_found` reads, and its surest card stands at
         ``close_conf`` (``close_conf_rare`` for a back or a joker) when it
         is a new card (:meth:`_new_card`)."""
@@ -41,6 +42,13 @@ class LeftBoxes:
                 likeliest.setdefault(bi, []).append((1.0 - float(p[none]), q))
         quads = [(bi, q) for bi, qs in likeliest.items()
                  for _, q in sorted(qs, key=lambda t: -t[0])[:self.settings.close_quads]]
+        if self.settings.outline_quads:
+            # and each box's outline, which a small card seen at an angle is read
+            # surely through, while its looser rectangles look as much like a card
+            from .proposals import outline_quad
+
+            outlines = [(bi, outline_quad(image_bgr, props[bi][0])) for bi in sorted(likeliest)]
+            quads += [(bi, q) for bi, q in outlines if q is not None]
         best = self._surest_reads(image_bgr, quads, lambda ci: self._floor(ci, self.settings.close_conf, self.settings.close_conf_rare))
         h, w = image_bgr.shape[:2]
         width = _usual_width(dets)

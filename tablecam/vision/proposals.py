@@ -13,7 +13,10 @@ alone does not rectify the card, so each box becomes card-shaped *quads*:
 * cards the size of a found card, turned a little from it, in a box that
   overlaps it (:func:`sibling_quads`: the card under it in a fan or pile);
 * the classical localiser's quads that fit the box, found in a crop around
-  it (:func:`local_quads`) and on the whole image (``detector.py``).
+  it (:func:`local_quads`) and on the whole image (``detector.py``);
+* the outline of the whitest region in the box, of any shape
+  (:func:`outline_quad`): a card seen from an angle is no longer a
+  rectangle of a card's aspect.
 
 The corner classifier then reads every quad and the surest read wins, so a
 wrong quad costs a classification, not a wrong card.
@@ -320,6 +323,63 @@ def local_quads(image: np.ndarray, box: tuple[float, float, float, float], grow:
             scored.append((s, q))
     scored.sort(key=lambda t: -t[0])
     return [q for _, q in scored[:keep]]
+
+
+def outline_quad(image: np.ndarray, box: tuple[float, float, float, float], grow: float = 0.12,
+                 min_iou: float = 0.5) -> np.ndarray | None:
+    """The four corners of the whitest region in a crop around one box, of
+    whatever shape (None when there is none that fits the box by bounds
+    IoU ``min_iou``).
+
+    Why: a camera looking down at an angle shortens every card along the
+    line of sight, so a card far from the camera shows nearly square when
+    upright and nearly twice as long as high when sideways, and its sides
+    are no longer parallel; the other quads of a box are rectangles of a
+    card's aspect (and the classical localiser keeps only quads of aspect
+    1.15-1.85).  On a blackjack webcam's stills such a card is read
+    through none of them, yet surely through its outline.  The face is
+    whiter (value less saturation, the classical localiser's measure) than
+    the table around it: Otsu's threshold on the crop, the largest region's
+    convex hull, simplified to four corners.
+
+    >>> img = np.full((200, 300, 3), (40, 90, 30), np.uint8)
+    >>> import cv2
+    >>> _ = cv2.fillConvexPoly(img, np.array([[100, 60], [220, 60], [230, 140], [90, 140]], np.int32), (235, 235, 235))
+    >>> q = outline_quad(img, (90, 60, 230, 140))
+    >>> sorted(map(tuple, q.round().astype(int).tolist()))
+    [(90, 140), (100, 60), (220, 60), (230, 140)]
+    """
+    import cv2
+
+    from .localise import order_quad
+
+    h, w = image.shape[:2]
+    x1, y1, x2, y2 = box
+    gx, gy = (x2 - x1) * grow, (y2 - y1) * grow
+    cx1, cy1 = int(max(0, x1 - gx)), int(max(0, y1 - gy))
+    cx2, cy2 = int(min(w, x2 + gx)), int(min(h, y2 + gy))
+    if cx2 - cx1 < 16 or cy2 - cy1 < 16:
+        return None
+    hsv = cv2.cvtColor(cv2.GaussianBlur(image[cy1:cy2, cx1:cx2], (3, 3), 0), cv2.COLOR_BGR2HSV)
+    white = np.clip(hsv[..., 2].astype(np.int16) - hsv[..., 1], 0, 255).astype(np.uint8)
+    _, mask = cv2.threshold(white, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
+    mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, np.ones((5, 5), np.uint8))
+    cnts, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    if not cnts:
+        return None
+    hull = cv2.convexHull(max(cnts, key=cv2.contourArea))
+    quad = None
+    for eps in np.linspace(0.01, 0.12, 23):  # the least simplification that leaves four corners
+        ap = cv2.approxPolyDP(hull, eps * cv2.arcLength(hull, True), True)
+        if len(ap) <= 4:
+            quad = ap.reshape(-1, 2) if len(ap) == 4 else None
+            break
+    if quad is None:
+        quad = cv2.boxPoints(cv2.minAreaRect(hull))
+    q = order_quad(quad.astype(np.float32) + np.array([cx1, cy1], np.float32))
+    if box_iou((*q.min(axis=0), *q.max(axis=0)), box) < min_iou:
+        return None
+    return q
 
 
 def edge_angles(image: np.ndarray, box: tuple[float, float, float, float], peaks: int = 2,
