@@ -298,6 +298,24 @@ def box_variants(box: tuple[float, float, float, float], trim: float = 0.1) -> l
     return [box, (x1 + dx, y1, x2, y2), (x1, y1 + dy, x2, y2), (x1, y1, x2 - dx, y2), (x1, y1, x2, y2 - dy)]
 
 
+def _around(image: np.ndarray, box: tuple[float, float, float, float], grow: float
+            ) -> tuple[int, int, int, int] | None:
+    """The crop around ``box`` grown by ``grow`` of its size each way, cut
+    to the picture: (x1, y1, x2, y2), or None when under 16 px either way.
+
+    >>> _around(np.zeros((100, 100, 3), np.uint8), (10, 10, 60, 60), 0.1), _around(np.zeros((9, 9, 3), np.uint8), (0, 0, 9, 9), 0.1)
+    ((5, 5, 65, 65), None)
+    """
+    h, w = image.shape[:2]
+    x1, y1, x2, y2 = box
+    gx, gy = (x2 - x1) * grow, (y2 - y1) * grow
+    cx1, cy1 = int(max(0, x1 - gx)), int(max(0, y1 - gy))
+    cx2, cy2 = int(min(w, x2 + gx)), int(min(h, y2 + gy))
+    if cx2 - cx1 < 16 or cy2 - cy1 < 16:
+        return None
+    return cx1, cy1, cx2, cy2
+
+
 def local_quads(image: np.ndarray, box: tuple[float, float, float, float], grow: float = 0.12,
                 max_side: int = 320, min_iou: float = 0.5, keep: int = 3) -> list[np.ndarray]:
     """The classical localiser run on a crop around one box: the card fills
@@ -307,13 +325,10 @@ def local_quads(image: np.ndarray, box: tuple[float, float, float, float], grow:
     pixels."""
     from .localise import find_cards
 
-    h, w = image.shape[:2]
-    x1, y1, x2, y2 = box
-    gx, gy = (x2 - x1) * grow, (y2 - y1) * grow
-    cx1, cy1 = int(max(0, x1 - gx)), int(max(0, y1 - gy))
-    cx2, cy2 = int(min(w, x2 + gx)), int(min(h, y2 + gy))
-    if cx2 - cx1 < 16 or cy2 - cy1 < 16:
+    around = _around(image, box, grow)
+    if around is None:
         return []
+    cx1, cy1, cx2, cy2 = around
     crop = image[cy1:cy2, cx1:cx2]
     scored = []
     for q in find_cards(crop, max_side=max_side, min_frac=0.1, max_frac=1.0, nms_iou=0.9):
@@ -353,13 +368,10 @@ def outline_quad(image: np.ndarray, box: tuple[float, float, float, float], grow
 
     from .localise import order_quad
 
-    h, w = image.shape[:2]
-    x1, y1, x2, y2 = box
-    gx, gy = (x2 - x1) * grow, (y2 - y1) * grow
-    cx1, cy1 = int(max(0, x1 - gx)), int(max(0, y1 - gy))
-    cx2, cy2 = int(min(w, x2 + gx)), int(min(h, y2 + gy))
-    if cx2 - cx1 < 16 or cy2 - cy1 < 16:
+    around = _around(image, box, grow)
+    if around is None:
         return None
+    cx1, cy1, cx2, cy2 = around
     hsv = cv2.cvtColor(cv2.GaussianBlur(image[cy1:cy2, cx1:cx2], (3, 3), 0), cv2.COLOR_BGR2HSV)
     white = np.clip(hsv[..., 2].astype(np.int16) - hsv[..., 1], 0, 255).astype(np.uint8)
     _, mask = cv2.threshold(white, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
