@@ -14,6 +14,10 @@ from .detections import Detection, _one_per_card, _short_side
 from .proposals import box_iou as _iou
 
 
+SURE_BOX = 0.5
+"""A localiser box scored this or more is taken for a card when sizing the picture's cards (``size_most``)."""
+
+
 class BoxReads:
     """Reading the localiser's boxes (a part of :class:`~tablecam.vision.detector.CardDetector`)."""
 
@@ -46,10 +50,11 @@ class BoxReads:
         boxes = [b for b, _, _ in props]
         # the cards of one picture are about one size: the median card that fits a box
         widths = [_short_side(q) for b in boxes for q in box_quads(b)[:1]]
-        usual = float(np.median(widths)) if widths else None
-        width = usual if self.settings.fitted else None
+        width = float(np.median(widths)) if widths and self.settings.fitted else None
+        # the widest card that fits a box the localiser is sure of: no card is much wider
+        widest = max((_short_side(q) for b, s, _ in props if s >= SURE_BOX for q in box_quads(b)[:1]), default=None)
         fit_cache: dict = {}  # each box's scored fitted rectangles: the steps below read some boxes twice
-        cand_quads, owner = self._box_quads(image_bgr, props, classical, usual)
+        cand_quads, owner = self._box_quads(image_bgr, props, classical, widest)
         probs = self.classifier.classify_cards([CardCorners(image_bgr, q) for q in cand_quads])
         # per box, its surest read of each card (a box may take in a neighbour's index too)
         reads_of_box: dict[int, dict[int, tuple[float, np.ndarray, np.ndarray]]] = {}
@@ -76,15 +81,18 @@ class BoxReads:
         return _one_per_card(dets, self.settings.nms_iou, quads=False)
 
     def _box_quads(self, image_bgr: np.ndarray, props: list, classical: list[np.ndarray],
-                   usual: float | None = None) -> tuple[list[np.ndarray], list[int]]:
+                   widest: float | None = None) -> tuple[list[np.ndarray], list[int]]:
         """The card quads each box is read through, and the box of each: its
         oriented quad (an oriented-box model's), the card rectangles
         inscribed in it, the edge-turned, strip and local quads
         (:meth:`_image_quads`), then the classical quads that fit it (box
-        IoU 0.6); none wider than ``size_most`` times ``usual``, the
-        picture's usual card width (a strip of the table at the picture's
-        edge completed into a "card" five times the size of the others
-        read as a back)."""
+        IoU 0.6); none wider than ``size_most`` times ``widest``, the
+        widest card inscribed in a box the localiser scores ``SURE_BOX``
+        or more (a strip of the table at the picture's edge, boxed at
+        0.38, completed into a "card" seven times the others' width read
+        as a back).  Why the widest sure card, not the usual one: in a
+        window around one card, as the camera's second look reads it, the
+        other boxes are slivers of its neighbours."""
         from .proposals import box_quads
 
         quads: list[np.ndarray] = []
@@ -101,7 +109,7 @@ class BoxReads:
             if best >= 0 and ious[best] >= 0.6:
                 quads.append(q)
                 owner.append(best)
-        most = self.settings.size_most * usual if self.settings.size_most and usual else None
+        most = self.settings.size_most * widest if self.settings.size_most and widest else None
         if most:
             kept = [i for i, q in enumerate(quads) if _short_side(q) <= most]
             quads, owner = [quads[i] for i in kept], [owner[i] for i in kept]

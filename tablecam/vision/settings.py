@@ -49,7 +49,7 @@ class DetectorSettings(BaseModel):
     whole_image_classical: bool = Field(True, description="1: also the classical localiser on the whole image, 0: not")
     edge_peaks: int = Field(1, description="edge directions per box turned into card quads (0: none)")
     outline_quads: bool = Field(True, description="1: a box left without a card is also read closely through the outline of its whitest region, of any shape")
-    size_most: float = Field(2.0, description="a box's quads wider than this many times the picture's usual card are not read (0: no limit)")
+    size_most: float = Field(2.0, description="a box's quads wider than this many times the widest card in a box the localiser is sure of are not read (0: no limit)")
     second_reads: int = Field(3, description="reads per box kept for when its surest is a neighbour's card")
     fitted: int = Field(4, description="edge-fitted quads read in a box nothing else was read in (0: none)")
     read_views: int = Field(3, description="corner windows of the final read of each card found")
