@@ -297,7 +297,7 @@ def test_webcam_cards_seen_at_an_angle_are_found_and_the_table_is_no_card(detect
     the camera's view and are found only through their outlines (close
     reads); a box along the picture's right edge, completed into a
     "card" seven times the others' width, read as a back at 0.92 - no
-    quad wider than ``size_most`` times the usual card is read."""
+    quad wider than ``size_most`` times the widest sure card is read."""
     dets = detector.detect(_webcam_still("heart3"))
     cards = [d.card for d in dets]
     assert {"H3", "H5", "H6"} <= set(cards), cards
