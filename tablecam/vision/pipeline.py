@@ -656,12 +656,15 @@ class CameraPipeline:
         begun = bool(self.bidding.calls or self.pending_calls)   # an auction the watcher has not seen end
         if not seen:
             # the hand laying the card may still lie over it, and the outline found then is off: look
-            # wider. Before the first call no play can come, so a call seen there is the card; once
-            # calls were read, only one that looks like the card read (2H, H2) or is sure of itself
-            # (an opening lead after an auction whose end was missed must not be taken for a call)
+            # wider. A call read there counts when it is sure of itself; before the first call, also
+            # when the card reader is unsure of the card (no play can come yet); during an auction,
+            # also when it looks like the card read (2H, H2). Never otherwise: read in 21 places, a
+            # playing card's own index often gives a weak call like it (C3 as 3C), and neither a
+            # surely read card on a table without bidding boxes nor an opening lead after an auction
+            # whose end was missed may be taken for a call
             wide = self.bidding.bid_card_at(bidding, q_mm, frame.image, self._cut_strip, wide=True)
             if wide is not None and wide.conf >= self.cfg.min_conf and (
-                    not begun or wide.conf >= BID_SURE or _alike(wide, r.card)):
+                    wide.conf >= BID_SURE or (unsure and not begun) or (begun and _alike(wide, r.card))):
                 bid, seen = wide, True
         alike = seen and _alike(bid, r.card)
         sure = (seen and (bid.conf >= BID_SURE or alike)) or any(   # or the watcher has just read it surely
