@@ -277,3 +277,79 @@ def test_full_deal_with_shipped_model(tmp_path):
     raw = [card for _, zone, card, _ in pipe.readings if zone.startswith("play-") and card not in ("back", "none")]
     right = sum(1 for g, c in zip([e for e in gt if e["type"] == "play"], raw) if g["card"] == c)
     assert len(raw) == 52 and right / 52 >= 0.95, (right, json.dumps(pipe.readings))
+
+
+def _frames_with(scene, opt, edit):
+    """The scene's frames, each passed through ``edit(i, img)`` first (a sleeve laid over a card ...)."""
+    from tablecam.sim.video import Renderer
+    from tablecam.vision.camera import Frame
+
+    r = Renderer(scene, opt)
+    for i in range(int(scene.duration * opt.fps)):
+        yield Frame(i, round(i / opt.fps, 4), edit(i, r.frame(i)))
+
+
+def test_an_arm_resting_on_an_exposed_card_makes_no_second_expose():
+    """A still arm over an exposed card looks like the card is gone; the card seen again after
+    is the same card, still exposed: one card, one event."""
+    import cv2
+    import numpy as np
+
+    from tablecam.sim.video import plan_scene
+
+    opt = SimOptions(fps=15, seed=4, max_tricks=1, hand_passes=False, plane_ppm=1.25, lighting=False)
+    scene = plan_scene(random_deal_log(4, tricks=2, exposes=1), opt)
+    pipe = CameraPipeline(CameraConfig.load(), classify=_classifier())
+    cover: dict = {}
+
+    def sleeve(i: int, img: np.ndarray) -> np.ndarray:
+        exposed = [p for p in pipe.tracker.placed if p.info.get("kind") == "expose"]
+        if exposed and "from" not in cover:
+            q = exposed[0].quad_view / pipe.cfg.px_per_mm
+            c = q.mean(0)
+            cover.update({"from": i + 8, "px": pipe.cal.table_to_image(c + (q - c) * 1.3).astype(np.int32)})
+        if "from" in cover and cover["from"] <= i < cover["from"] + 12:      # still for 0.8 s, then lifted
+            img = img.copy()
+            cv2.fillPoly(img, [cover["px"]], (60, 90, 170))
+        return img
+
+    out = [e.to_dict() for e in pipe.run(_frames_with(scene, opt, sleeve))]
+    assert "from" in cover and cover["from"] + 12 < scene.duration * opt.fps
+    want = [_key(e.to_dict()) for e in scene.truth if e.type in ("play", "expose")]
+    assert [_key(e) for e in out if e["type"] in ("play", "expose")] == want
+
+
+def test_a_full_trick_whose_turn_was_not_seen_is_never_retracted():
+    """A trick's card whose leaving the camera misses (here: frozen in place, as under a gathered
+    pile) leaves the trick full: the next card of the seat that led is the next trick, no retract."""
+    import numpy as np
+
+    from tablecam.sim.video import plan_scene
+
+    opt = SimOptions(fps=15, seed=7, max_tricks=2, hand_passes=False, plane_ppm=1.25, lighting=False)
+    scene = plan_scene(random_deal_log(7, tricks=3), opt)
+    plays = [e for e in scene.truth if e.type == "play"]
+    held = next(e for e in plays[:4] if e.get("seat") != plays[4].get("seat"))      # not the next leader's
+    again = next(e for e in plays[4:8] if e.get("seat") == held.get("seat"))
+    pipe = CameraPipeline(CameraConfig.load(), classify=_classifier())
+    frozen: dict = {}
+
+    def freeze(i: int, img: np.ndarray) -> np.ndarray:
+        # that card stays in view, frozen, from after the trick until just before its seat plays again
+        t = i / opt.fps
+        mine = next((p for p in pipe.tracker.placed if p.info.get("card") == str(held.get("card"))), None)
+        if mine is not None and "px" not in frozen and t > plays[3].ts + 0.5:
+            q = pipe.cal.table_to_image(mine.quad_view / pipe.cfg.px_per_mm)
+            x1, y1 = np.floor(q.min(0)).astype(int) - 4
+            x2, y2 = np.ceil(q.max(0)).astype(int) + 4
+            frozen.update(px=(x1, y1, x2, y2), patch=img[y1:y2, x1:x2].copy())
+        if "px" in frozen and t < again.ts - 1.5:
+            x1, y1, x2, y2 = frozen["px"]
+            img = img.copy()
+            img[y1:y2, x1:x2] = frozen["patch"]
+        return img
+
+    out = [e.to_dict() for e in pipe.run(_frames_with(scene, opt, freeze))]
+    assert "px" in frozen
+    assert not [e for e in out if e["type"] == "retract"]
+    assert [_key(e) for e in out if e["type"] == "play"] == [_key(e.to_dict()) for e in scene.truth if e.type == "play"]

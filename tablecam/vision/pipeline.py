@@ -346,8 +346,10 @@ class CameraPipeline:
         ``uncertain_below``): an outline cut partly off the card reads as
         ``none`` while the right one reads the card."""
         reads: list[tuple[Reading, np.ndarray]] = []
+        crops: list[np.ndarray] = []
         for q in rest.quads or [rest.quad_view]:
-            r = self.classify(self.crop_card(img, q))
+            crops.append(self.crop_card(img, q))
+            r = self.classify(crops[-1])
             reads.append((r, q))
             if r.card not in ("back", "none") and r.conf >= 0.95:
                 break
@@ -366,7 +368,30 @@ class CameraPipeline:
                 return (2, r.conf)
             return (1 if r.card == "back" else 0, r.conf)
 
-        return max(reads, key=rank)
+        best = max(reads, key=rank)
+        return self._with_pips(best[0], reads, crops), best[1]
+
+    def _with_pips(self, r: Reading, reads: list[tuple[Reading, np.ndarray]], crops: list[np.ndarray]) -> Reading:
+        """An unsure read re-ranked by the pips the outlines count (:mod:`~tablecam.vision.pip_vote`).
+
+        Why: below about 0.9 frame pixels per mm the index is a few pixels
+        tall and the classifier mixes up ranks (or calls the face a joker),
+        while the pips of a two to ten can still be counted.  A sure read is
+        left alone: the count is a witness for unsure ones only."""
+        from .pip_vote import marks, pip_vote, weigh_by_pips
+
+        if r.card not in ("JK", "none") and r.conf >= self.cfg.uncertain_below:
+            return r
+        p = probs_dict(r.probs, r.classes)
+        faces = [c for c in p if c not in ("back", "none") and (c != "JK" or self.game in JOKER_GAMES)]
+        if not faces or max(faces, key=p.__getitem__)[1:] in ("J", "Q", "K"):
+            return r                 # likeliest a court card: its picture may count as two or three pips
+        count = pip_vote([marks(c) for c in crops], [rq[0].card for rq in reads])
+        if count is None:
+            return r
+        p = weigh_by_pips(p, count)
+        card = max(p, key=p.__getitem__)
+        return Reading(card, p[card], p, None, witness="pips")
 
     def classify(self, crop: np.ndarray) -> Reading:
         if self._classify is None:
@@ -482,6 +507,8 @@ class CameraPipeline:
         card, conf, q, p = max(near, key=lambda k: k[1])
         if card in ("back", "none") or conf < max(r.conf, self.cfg.uncertain_below):
             return r, None
+        if card == "JK" and self.game not in JOKER_GAMES:
+            return r, None              # a blurred face read as a joker where the pack has none
         quad_mm = self.cal.image_to_table(q + (x1, y1))
         return Reading(card, conf, p or {card: conf}), quad_mm * self.cfg.px_per_mm
 
@@ -566,13 +593,16 @@ class CameraPipeline:
             card, conf = None, 0.0                      # "none": not a card, or a face it cannot read
         if card is not None and card.is_joker and self.game not in JOKER_GAMES:
             card, conf = None, 0.0                      # no joker in this game's pack: an unreadable face
+        if r.witness is not None and card is not None:
+            uncertain = True                            # re-ranked by the pips: the rank, never the suit
         if card is None or conf < self.cfg.min_conf:
             # The localiser is sure a card lies here but its face cannot be read: say so, with the
             # candidates, rather than a wrong card or nothing. Unsure of both: no event (paper, a chip);
             # at the table's edge (a back in a quitted trick read as nothing): no event either.
             cands = self._candidates(r, seat)
+            # Read as no card, and no face likely either: a card printed on the layout, not one laid on it.
             weak = not cands or cands[0][1] < 0.05
-            if rest.conf < SURE_CARD or not cands or (weak and zone.kind == "expose"):
+            if rest.conf < SURE_CARD or not cands or (weak and (zone.kind == "expose" or r.card == "none")):
                 return []                               # not placed: read again if it moves
             card, conf, uncertain = parse_card(cands[0][0]), cands[0][1], True
         if uncertain or conf < self.cfg.uncertain_below:
@@ -630,11 +660,13 @@ class CameraPipeline:
             return out
         if len(self.trick) >= self.cfg.cards_per_trick and all(p["gone"] for p in self.trick):
             out += self._turned(frame)
+        elif len(self.trick) >= self.cfg.cards_per_trick:
+            # a new trick began without the turn being seen (a trick gathered into a pile that still
+            # covers a card's place): a full trick is never taken back, so this is no retract
+            self.trick.clear()
         elif mine is not None and mine["gone"]:
             out.append(self._event("retract", frame, seat=seat, card=mine["card"], conf=common["conf"]))
             self.trick.remove(mine)
-        elif len(self.trick) >= self.cfg.cards_per_trick:
-            self.trick.clear()                                   # a new trick began without the turn being seen
         self.trick.append({"seat": seat, "card": card, "id": placed.id, "gone": False, "conf": conf})
         self.exposed.discard(str(card))
         if self.hands is not None:
@@ -708,7 +740,8 @@ class CameraPipeline:
     def _on_gone(self, gone: Gone, frame: Frame) -> list[Event]:
         info = gone.placed.info
         if info.get("kind") == "expose":
-            self.exposed.discard(info.get("card", ""))
+            # no event: the card stays exposed until it is played or the board ends. An arm resting
+            # over it looks like "gone" too, and the card seen again after is no second card.
             return []
         mine = next((p for p in self.trick if p["id"] == gone.placed.id), None)
         if mine is None:

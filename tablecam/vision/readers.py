@@ -28,6 +28,7 @@ class Reading:
     conf: float
     probs: Any = None
     classes: list[str] | None = None
+    witness: str | None = None            # what re-ranked an unsure read ("pips"); the event stays uncertain
 
 
 def default_classifier() -> Callable[[np.ndarray], Reading]:
@@ -43,8 +44,11 @@ def default_classifier() -> Callable[[np.ndarray], Reading]:
         raise RuntimeError(f"the card model is not available ({type(e).__name__}: {e})") from None
 
     def classify(crop: np.ndarray) -> Reading:
-        card, conf, probs = det.classify_card(crop)
-        return Reading(str(card), float(conf), probs)
+        # every class's probability, not the top few: an unsure read's candidates are re-ranked
+        # (the pips, the hands the shoe dealt), and the right card may be far down the list
+        p = det.read_found([crop])[0]
+        i = int(np.argmax(p))
+        return Reading(str(det.classes[i]), float(p[i]), p, list(det.classes))
 
     return classify
 

@@ -278,8 +278,11 @@ class StabilityTracker:
         if changed is not None and self._seen_again(changed) is not None:
             return None          # a card placed lately, found again before the scene at rest took it in
         if changed is not None:
-            return Rest(changed, [changed] + self._fitted(view, t.box, changed), t.box, t.conf,
-                        t.first_ts, t.first_frame, True)
+            # the other outlines in the box, less those that are a card already placed: on a pile the
+            # box holds the card beneath too, and read through its outline it would be read instead
+            alts = [q for q in self._fitted(view, t.box, changed)
+                    if not any(box_iou(p.box, quad_box(q)) >= 0.6 for p in self.placed)]
+            return Rest(changed, [changed] + alts, t.box, t.conf, t.first_ts, t.first_frame, True)
         if any(box_iou(p.box, t.box) >= 0.5 or self._inside(t.box, p.box) for p in self.placed):
             return None          # a known card, seen again (a hand passed over it)
         quads = self._fitted(view, t.box, None)
