@@ -1,0 +1,81 @@
+"""A card seen at 480p: its pips are a witness of its rank when its index is not legible.
+
+The faces are the simulator's own (the benchmark's held-out deck), shrunk to
+what a 480p / 720p camera puts on a card (0.7 and 0.9 frame pixels per mm)
+and blown up again to the pipeline's 250x350 crop, as the pipeline's crop
+of such a frame is.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from tablecam.vision.pip_vote import marks, pip_vote
+from tablecam.vision.pipeline import CameraPipeline
+from tablecam.vision.readers import Reading
+from tablecam.vision.zones import CameraConfig
+
+DECK = "drawn-serif-bold"
+CLASSES = [s + r for s in "SHDC" for r in "AKQJT98765432"] + ["JK", "back", "none"]
+
+
+def _seen_at(card: str, px_per_mm: float, deck: str = DECK) -> np.ndarray:
+    import cv2
+
+    from tablecam.sim.video import FaceBank
+
+    face = FaceBank(deck, (250, 350)).get(card)
+    small = cv2.resize(face, (int(63 * px_per_mm), int(88 * px_per_mm)), interpolation=cv2.INTER_AREA)
+    return cv2.resize(small, (250, 350), interpolation=cv2.INTER_CUBIC)
+
+
+def _probs(**p: float) -> np.ndarray:
+    rest = (1.0 - sum(p.values())) / (len(CLASSES) - len(p))
+    return np.array([p.get(c, rest) for c in CLASSES])
+
+
+@pytest.mark.parametrize("deck", [DECK, "drawn-sans"])
+@pytest.mark.parametrize("px_per_mm", [0.7, 0.9])
+def test_the_pips_of_a_card_seen_at_480p_are_counted(deck, px_per_mm):
+    for suit in "SHDC":
+        for rank, n in zip("A23456789T", range(1, 11)):
+            assert marks(_seen_at(suit + rank, px_per_mm, deck)) == n, (suit + rank, px_per_mm)
+
+
+def test_a_court_card_has_no_count_or_a_small_one():
+    # its picture is one large blob, or two or three: never read as an ace's lone sign
+    assert all(marks(_seen_at(s + r, 0.7)) in (None, 2, 3) for s in "SHDC" for r in "JQK")
+
+
+def test_outlines_read_as_no_card_do_not_vote():
+    assert pip_vote([6, 6, 4, 4, 4], ["JK", "S4", "none", "back", "none"]) == 6
+
+
+def _pipe(game: str = "bridge") -> CameraPipeline:
+    return CameraPipeline(CameraConfig.load(), game=game, classify=lambda crop: ("none", 0.0, {}),
+                          localise=lambda img: [])
+
+
+def test_an_unsure_read_of_a_six_is_re_ranked_by_its_pips_and_stays_uncertain():
+    crops = [_seen_at("S6", 0.7)] * 3
+    r = Reading("JK", 0.45, _probs(JK=0.45, S4=0.12, S5=0.08, S6=0.04), CLASSES)    # a joker, then a four
+    reads = [(r, None), (Reading("S4", 0.3), None), (Reading("none", 0.6), None)]
+    out = _pipe()._with_pips(r, reads, crops)
+    assert out.card == "S6" and out.witness == "pips"
+    assert max(out.probs, key=out.probs.get) == "S6"
+
+
+def test_an_ace_read_as_a_three_is_re_ranked_by_its_lone_sign():
+    crops = [_seen_at("DA", 0.9)] * 2
+    r = Reading("D3", 0.3, _probs(D3=0.3, DA=0.2, JK=0.25), CLASSES)
+    out = _pipe()._with_pips(r, [(r, None), (r, None)], crops)
+    assert out.card == "DA" and out.witness == "pips"
+
+
+def test_a_sure_read_and_a_court_cards_read_are_left_alone():
+    pipe = _pipe()
+    sure = Reading("S4", 0.93, _probs(S4=0.93), CLASSES)
+    assert pipe._with_pips(sure, [(sure, None)], [_seen_at("S6", 0.7)]) is sure
+    court = Reading("SQ", 0.6, _probs(SQ=0.6, S3=0.05), CLASSES)     # a picture may count as three
+    assert pipe._with_pips(court, [(court, None)], [_seen_at("S3", 0.7)]) is court
