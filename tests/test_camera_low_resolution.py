@@ -79,3 +79,26 @@ def test_a_sure_read_and_a_court_cards_read_are_left_alone():
     assert pipe._with_pips(sure, [(sure, None)], [_seen_at("S6", 0.7)]) is sure
     court = Reading("SQ", 0.6, _probs(SQ=0.6, S3=0.05), CLASSES)     # a picture may count as three
     assert pipe._with_pips(court, [(court, None)], [_seen_at("S3", 0.7)]) is court
+
+
+def test_a_card_only_the_detectors_second_look_reads_is_never_sure():
+    """At 480p detect() too reads a five for a six, surely: a card the crop's read gave no chance
+    is reported uncertain; one the crop's read held among its candidates is taken."""
+    from tablecam.vision.calibrate import Calibration
+
+    cfg = CameraConfig.load()
+    square = [[0, 0], [600, 0], [600, 600], [0, 600]]           # the frame is the table, 1 px per mm
+
+    def detector_says_c5(window: np.ndarray):
+        h, w = window.shape[:2]
+        q = np.array([[-31.5, -44], [31.5, -44], [31.5, 44], [-31.5, 44]]) + (w / 2, h / 2)
+        return [("C5", 0.88, q, {"C5": 0.88, "C6": 0.06})]
+
+    pipe = CameraPipeline(cfg, calibration=Calibration.from_points(square, cfg.geometry),
+                          classify=lambda crop: ("none", 0.0, {}), second_opinion=detector_says_c5)
+    img = np.full((600, 600, 3), 40, np.uint8)
+    card = np.array([[268.5, 256], [331.5, 256], [331.5, 344], [268.5, 344]])
+    alone, _ = pipe.second_look(img, card, Reading("none", 0.78, {"none": 0.78, "C6": 0.1, "C9": 0.05}))
+    assert (alone.card, alone.witness) == ("C5", "second look alone")
+    backed, _ = pipe.second_look(img, card, Reading("C6", 0.4, {"C6": 0.4, "C5": 0.3, "none": 0.2}))
+    assert (backed.card, backed.witness) == ("C5", None)

@@ -76,6 +76,11 @@ CALL_HOLD_FRAMES = 8
 """A call read from a bid card is held this many frames: a playing card found surely in the same
 place meanwhile (the opening lead, a table without bidding boxes) shows it was no bid card."""
 
+PIPS_BELOW = 0.4
+"""A face read below this (or a joker, or no card) is re-ranked by the pips counted on the card: above
+it the classifier's rank is better than the count (on the real webcam stills an index or a
+neighbouring card's corner in the middle of a loose outline counts one pip too many)."""
+
 SURE_CARD = 0.6
 """A localiser score from which a box is surely a card, even when its face cannot be read."""
 
@@ -380,7 +385,7 @@ class CameraPipeline:
         left alone: the count is a witness for unsure ones only."""
         from .pip_vote import marks, pip_vote, weigh_by_pips
 
-        if r.card not in ("JK", "none") and r.conf >= self.cfg.uncertain_below:
+        if r.card not in ("JK", "none") and r.conf >= PIPS_BELOW:
             return r
         p = probs_dict(r.probs, r.classes)
         faces = [c for c in p if c not in ("back", "none") and (c != "JK" or self.game in JOKER_GAMES)]
@@ -510,7 +515,11 @@ class CameraPipeline:
         if card == "JK" and self.game not in JOKER_GAMES:
             return r, None              # a blurred face read as a joker where the pack has none
         quad_mm = self.cal.image_to_table(q + (x1, y1))
-        return Reading(card, conf, p or {card: conf}), quad_mm * self.cfg.px_per_mm
+        # the detector alone says this card, the crop's read gave it no chance: two readers that
+        # disagree make no sure card (at 480p detect() too reads a five for a six, surely)
+        alone = probs_dict(r.probs, r.classes).get(card, 0.0) < 0.05
+        return (Reading(card, conf, p or {card: conf}, witness="second look alone" if alone else None),
+                quad_mm * self.cfg.px_per_mm)
 
     def _candidates(self, r: Reading, seat: Seat | None) -> list[tuple[str, float]]:
         """The face cards a read leaves open, likeliest first; with the shoe's hands
@@ -594,7 +603,7 @@ class CameraPipeline:
         if card is not None and card.is_joker and self.game not in JOKER_GAMES:
             card, conf = None, 0.0                      # no joker in this game's pack: an unreadable face
         if r.witness is not None and card is not None:
-            uncertain = True                            # re-ranked by the pips: the rank, never the suit
+            uncertain = True       # re-ranked by the pips (the rank, never the suit), or the second look alone
         if card is None or conf < self.cfg.min_conf:
             # The localiser is sure a card lies here but its face cannot be read: say so, with the
             # candidates, rather than a wrong card or nothing. Unsure of both: no event (paper, a chip);

@@ -28,7 +28,7 @@ class Reading:
     conf: float
     probs: Any = None
     classes: list[str] | None = None
-    witness: str | None = None            # what re-ranked an unsure read ("pips"); the event stays uncertain
+    witness: str | None = None    # what re-ranked an unsure read ("pips", "second look alone"): the event stays uncertain
 
 
 def default_classifier() -> Callable[[np.ndarray], Reading]:
