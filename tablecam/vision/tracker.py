@@ -52,6 +52,10 @@ Look = Callable[[], list[tuple[float, float, float, float, float]]]
 REF_W, REF_H = 20, 28
 """Size of a placed card's look kept to tell it is still there (grey, rectified)."""
 
+SAME_PLACE = 0.85
+"""Box overlap from which an outline offered for a new card is the outline of a card already placed
+(on a pile the new card's own outline overlaps the card beneath by 0.6-0.8 and is kept)."""
+
 SAME_LOOK = 0.8
 """Correlation with a placed card's look from which a card found again where it lies is that card."""
 
@@ -281,7 +285,7 @@ class StabilityTracker:
             # the other outlines in the box, less those that are a card already placed: on a pile the
             # box holds the card beneath too, and read through its outline it would be read instead
             alts = [q for q in self._fitted(view, t.box, changed)
-                    if not any(box_iou(p.box, quad_box(q)) >= 0.6 for p in self.placed)]
+                    if not any(box_iou(p.box, quad_box(q)) >= SAME_PLACE for p in self.placed)]
             return Rest(changed, [changed] + alts, t.box, t.conf, t.first_ts, t.first_frame, True)
         if any(box_iou(p.box, t.box) >= 0.5 or self._inside(t.box, p.box) for p in self.placed):
             return None          # a known card, seen again (a hand passed over it)
