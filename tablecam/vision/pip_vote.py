@@ -24,12 +24,19 @@ from typing import Iterable, Mapping
 
 import numpy as np
 
+from .fusion import probs_dict
 from .pips import PIP_REGION, RANK_OF_COUNT, count_pips, ink_mask
+from .readers import Reading
 
 WEIGHT = 20.0
 """How much likelier the counted rank's number cards become (the count is right about 19 times in 20)."""
 
 NOT_A_FACE = ("back", "none")
+
+PIPS_BELOW = 0.4
+"""A face read below this (or a joker, or no card) is re-ranked by the pips counted on the card: above
+it the classifier's rank is better than the count (on the real webcam stills an index or a
+neighbouring card's corner in the middle of a loose outline counts one pip too many)."""
 
 RANK_OF_MARKS = {**RANK_OF_COUNT, 1: "A"}
 """Signs in the middle of a card -> its rank (one sign alone in the centre: an ace)."""
@@ -110,4 +117,27 @@ def weigh_by_pips(probs: Mapping[str, float], count: int | None, weight: float =
     return {c: v / total for c, v in out.items()} if total > 0 else dict(probs)
 
 
-__all__ = ["pip_vote", "weigh_by_pips", "marks", "centre_pip", "WEIGHT"]
+def witnessed(r: Reading, reads: list[str], crops: list[np.ndarray], jokers: bool = False) -> Reading:
+    """An unsure read re-ranked by the signs its outlines count (``reads``: each outline's card,
+    ``crops``: each outline's rectified crop; ``jokers``: the game's pack holds jokers).
+
+    Why: below about 0.9 frame pixels per mm the index is a few pixels tall
+    and the classifier mixes up ranks (or calls the face a joker), while the
+    pips of a two to ten, or an ace's lone sign, can still be counted.  A
+    surer read is left alone, and so is a read whose likeliest face is a
+    court card.  The result carries ``witness="pips"``: its event is uncertain."""
+    if r.card not in ("JK", "none") and r.conf >= PIPS_BELOW:
+        return r
+    p = probs_dict(r.probs, r.classes)
+    faces = [c for c in p if c not in NOT_A_FACE and (c != "JK" or jokers)]
+    if not faces or max(faces, key=p.__getitem__)[1:] in ("J", "Q", "K"):
+        return r                 # likeliest a court card: its picture may count as two or three pips
+    count = pip_vote([marks(c) for c in crops], reads)
+    if count is None:
+        return r
+    p = weigh_by_pips(p, count)
+    card = max(p, key=p.__getitem__)
+    return Reading(card, p[card], p, None, witness="pips")
+
+
+__all__ = ["witnessed", "PIPS_BELOW", "pip_vote", "weigh_by_pips", "marks", "centre_pip", "WEIGHT"]

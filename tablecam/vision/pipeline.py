@@ -76,11 +76,6 @@ CALL_HOLD_FRAMES = 8
 """A call read from a bid card is held this many frames: a playing card found surely in the same
 place meanwhile (the opening lead, a table without bidding boxes) shows it was no bid card."""
 
-PIPS_BELOW = 0.4
-"""A face read below this (or a joker, or no card) is re-ranked by the pips counted on the card: above
-it the classifier's rank is better than the count (on the real webcam stills an index or a
-neighbouring card's corner in the middle of a loose outline counts one pip too many)."""
-
 SURE_CARD = 0.6
 """A localiser score from which a box is surely a card, even when its face cannot be read."""
 
@@ -377,26 +372,10 @@ class CameraPipeline:
         return self._with_pips(best[0], reads, crops), best[1]
 
     def _with_pips(self, r: Reading, reads: list[tuple[Reading, np.ndarray]], crops: list[np.ndarray]) -> Reading:
-        """An unsure read re-ranked by the pips the outlines count (:mod:`~tablecam.vision.pip_vote`).
+        """An unsure read re-ranked by the pips the outlines count (:func:`~tablecam.vision.pip_vote.witnessed`)."""
+        from .pip_vote import witnessed
 
-        Why: below about 0.9 frame pixels per mm the index is a few pixels
-        tall and the classifier mixes up ranks (or calls the face a joker),
-        while the pips of a two to ten can still be counted.  A sure read is
-        left alone: the count is a witness for unsure ones only."""
-        from .pip_vote import marks, pip_vote, weigh_by_pips
-
-        if r.card not in ("JK", "none") and r.conf >= PIPS_BELOW:
-            return r
-        p = probs_dict(r.probs, r.classes)
-        faces = [c for c in p if c not in ("back", "none") and (c != "JK" or self.game in JOKER_GAMES)]
-        if not faces or max(faces, key=p.__getitem__)[1:] in ("J", "Q", "K"):
-            return r                 # likeliest a court card: its picture may count as two or three pips
-        count = pip_vote([marks(c) for c in crops], [rq[0].card for rq in reads])
-        if count is None:
-            return r
-        p = weigh_by_pips(p, count)
-        card = max(p, key=p.__getitem__)
-        return Reading(card, p[card], p, None, witness="pips")
+        return witnessed(r, [rq[0].card for rq in reads], crops, jokers=self.game in JOKER_GAMES)
 
     def classify(self, crop: np.ndarray) -> Reading:
         if self._classify is None:
