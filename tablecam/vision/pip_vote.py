@@ -25,7 +25,7 @@ from typing import Iterable, Mapping
 import numpy as np
 
 from .fusion import probs_dict
-from .pips import PIP_REGION, RANK_OF_COUNT, count_pips, ink_mask
+from .pips import RANK_OF_COUNT, count_pips, signs
 from .readers import Reading
 
 WEIGHT = 20.0
@@ -56,23 +56,11 @@ def centre_pip(card_bgr: np.ndarray) -> bool:
     >>> centre_pip(card), centre_pip(np.full((350, 250, 3), 235, np.uint8))
     (True, False)
     """
-    import cv2
-
-    if card_bgr is None or card_bgr.ndim != 3 or card_bgr.size == 0:
+    found = signs(card_bgr)
+    if found is None or len(found) != 1:
         return False
-    card_bgr = cv2.resize(card_bgr, (125, 175), interpolation=cv2.INTER_AREA)
-    x0, y0, x1, y1 = (int(round(v * s)) for v, s in zip(PIP_REGION, (125, 175, 125, 175)))
-    mask = ink_mask(card_bgr)[y0:y1, x0:x1]
-    n, _, stats, centres = cv2.connectedComponentsWithStats(mask, connectivity=8)
-    area = mask.shape[0] * mask.shape[1]
-    signs = [i for i in range(1, n) if stats[i, cv2.CC_STAT_AREA] >= 0.004 * area]
-    if len(signs) != 1:
-        return False
-    i = signs[0]
-    w, h = stats[i, cv2.CC_STAT_WIDTH], stats[i, cv2.CC_STAT_HEIGHT]
-    cx, cy = centres[i][0] / mask.shape[1], centres[i][1] / mask.shape[0]
-    return bool(0.022 <= stats[i, cv2.CC_STAT_AREA] / area <= 0.15 and max(w, h) <= 1.5 * max(1, min(w, h))
-                and abs(cx - 0.5) <= 0.1 and abs(cy - 0.5) <= 0.1)
+    area, cx, cy, long_over_short = found[0]
+    return bool(0.022 <= area <= 0.15 and long_over_short <= 1.5 and abs(cx - 0.5) <= 0.1 and abs(cy - 0.5) <= 0.1)
 
 
 def marks(card_bgr: np.ndarray) -> int | None:

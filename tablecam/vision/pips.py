@@ -60,6 +60,22 @@ def count_pips(card_bgr: np.ndarray, region: tuple[float, float, float, float] =
     >>> count_pips(np.full((350, 250, 3), 235, np.uint8)) is None
     True
     """
+    found = signs(card_bgr, region)
+    if found is None:
+        return None
+    blobs = sorted(share for share, _, _, _ in found)
+    if not 2 <= len(blobs) <= 10:
+        return None
+    if blobs[-1] > spread * blobs[0] or blobs[-1] > 0.12:
+        return None
+    return len(blobs)
+
+
+def signs(card_bgr: np.ndarray, region: tuple[float, float, float, float] = PIP_REGION
+          ) -> list[tuple[float, float, float, float]] | None:
+    """The ink blobs in the middle (``region``) of a rectified card, each of at least 0.4 % of it,
+    as ``(area, x, y, elongation)``: area a share of the middle, centre as shares of its width and
+    height, elongation the long side of its bounding box over the short; None for no picture."""
     import cv2
 
     if card_bgr is None or card_bgr.ndim != 3 or card_bgr.size == 0:
@@ -68,15 +84,16 @@ def count_pips(card_bgr: np.ndarray, region: tuple[float, float, float, float] =
     card_bgr = cv2.resize(card_bgr, (125, 175), interpolation=cv2.INTER_AREA)
     x0, y0, x1, y1 = (int(round(v * s)) for v, s in zip(region, (125, 175, 125, 175)))
     mask = ink_mask(card_bgr)[y0:y1, x0:x1]
-    n, _, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
-    area = mask.shape[0] * mask.shape[1]
-    blobs = [int(a) for a in stats[1:, cv2.CC_STAT_AREA] if a >= 0.004 * area]
-    if not 2 <= len(blobs) <= 10:
-        return None
-    blobs.sort()
-    if blobs[-1] > spread * blobs[0] or blobs[-1] > 0.12 * area:
-        return None
-    return len(blobs)
+    n, _, stats, centres = cv2.connectedComponentsWithStats(mask, connectivity=8)
+    h, w = mask.shape
+    out = []
+    for i in range(1, n):
+        a = int(stats[i, cv2.CC_STAT_AREA])
+        if a >= 0.004 * w * h:
+            bw, bh = int(stats[i, cv2.CC_STAT_WIDTH]), int(stats[i, cv2.CC_STAT_HEIGHT])
+            out.append((a / (w * h), float(centres[i][0]) / w, float(centres[i][1]) / h,
+                        max(bw, bh) / max(1, min(bw, bh))))
+    return out
 
 
 def with_pips(probs: np.ndarray, classes: list[str], count: int | None, ratio: float = 20.0) -> np.ndarray:
@@ -109,4 +126,4 @@ def with_pips(probs: np.ndarray, classes: list[str], count: int | None, ratio: f
     return (out / out.sum()).astype(np.asarray(probs).dtype)
 
 
-__all__ = ["count_pips", "with_pips", "ink_mask", "PIP_REGION"]
+__all__ = ["count_pips", "signs", "with_pips", "ink_mask", "PIP_REGION"]
