@@ -111,7 +111,6 @@ class PipelineStats:
                                                               "calibrate": 0.0, "bidding": 0.0})
 
 
-
 def _alike(bid: BidRead, card: Any) -> bool:
     """Whether a bid card's reading looks like a playing card read there: ``2H`` is the two of hearts.
 
@@ -687,9 +686,14 @@ class CameraPipeline:
                     wide.conf >= BID_SURE or (unsure and not begun) or (begun and _alike(wide, r.card))):
                 bid, seen = wide, True
         alike = seen and _alike(bid, r.card)
+        # A face the card reader is sure of, unlike any call read there, is a playing card: the bid-card
+        # network, which never saw a playing card, reads one's top as a call (a heart as 7H, surely at
+        # times), and the watcher's read of this place was that card. A bid card is read as no card, a
+        # joker, an unsure face, or the face it looks like (2H as the two of hearts).
+        face = not unsure and r.card != "JK" and not alike and not (seen and bid.conf >= BID_SURE)
         sure = (seen and (bid.conf >= BID_SURE or alike)) or any(   # or the watcher has just read it surely
             c[1].get("zone") == bidding.name and not c[1].get("uncertain") for c in self.pending_calls)
-        if sure or ((unsure or seen) and begun) or (unsure and seen):
+        if not face and (sure or ((unsure or seen) and begun) or (unsure and seen)):
             return True
         if not unsure:
             self.pending_calls = [c for c in self.pending_calls if c[1].get("zone") != bidding.name]
