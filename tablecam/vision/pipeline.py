@@ -685,19 +685,23 @@ class CameraPipeline:
             if wide is not None and wide.conf >= self.cfg.min_conf and (
                     wide.conf >= BID_SURE or (unsure and not begun) or (begun and _alike(wide, r.card))):
                 bid, seen = wide, True
+        held = any(c[1].get("zone") == bidding.name and not c[1].get("uncertain")   # the watcher has just
+                   for c in self.pending_calls)                                     # read a sure call here
+        if unsure:      # a bid card where a call is seen or held, or once the auction has begun
+            return seen or begun or held
         alike = seen and _alike(bid, r.card)
-        # A face the card reader is sure of, unlike any call read there, is a playing card: the bid-card
-        # network, which never saw a playing card, reads one's top as a call (a heart as 7H, surely at
-        # times), and the watcher's read of this place was that card. A bid card is read as no card, a
-        # joker, an unsure face, or the face it looks like (2H as the two of hearts).
-        face = not unsure and r.card != "JK" and not alike and not (seen and bid.conf >= BID_SURE)
-        sure = (seen and (bid.conf >= BID_SURE or alike)) or any(   # or the watcher has just read it surely
-            c[1].get("zone") == bidding.name and not c[1].get("uncertain") for c in self.pending_calls)
-        if not face and (sure or ((unsure or seen) and begun) or (unsure and seen)):
+        if r.card == "JK":
+            bid_card = (seen and (bid.conf >= BID_SURE or alike or begun)) or held
+        else:
+            # A face the card reader is sure of is a playing card unless the call read there is sure or
+            # looks like it (2H, the two of hearts): the bid-card network, which never saw a playing
+            # card, reads one's top as a call (a heart as 7H, surely at times), and the watcher's read
+            # of this place was that card.
+            bid_card = alike or (seen and bid.conf >= BID_SURE)
+        if bid_card:
             return True
-        if not unsure:
-            self.pending_calls = [c for c in self.pending_calls if c[1].get("zone") != bidding.name]
-            self.bidding.close()
+        self.pending_calls = [c for c in self.pending_calls if c[1].get("zone") != bidding.name]
+        self.bidding.close()
         return False
 
     def _unsure_read(self, r: Reading, seat: Seat, card: Any, conf: float,

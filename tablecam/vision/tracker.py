@@ -176,7 +176,6 @@ class StabilityTracker:
         self.looks = 0
         self.moving_hist: list[int] = []
         self.motion_since_look = True
-        self._partial: np.ndarray | None = None   # a changed patch that is part of a card (view px)
 
     # -- per frame ---------------------------------------------------------
     def update(self, view: np.ndarray, ts: float, frame: int, look: Look | None = None) -> list[Rest | Gone]:
@@ -275,10 +274,9 @@ class StabilityTracker:
 
     def _rest(self, view: np.ndarray, t: Track) -> Rest | None:
         """A box at rest: the newest card in it, or None when it is a card already placed."""
-        self._partial = None
-        changed = self._changed_card(view, t.box)
-        if changed is None and self._partial is not None:
-            changed = self._covering(view, t.box, self._partial)
+        changed, part = self._changed_card(view, t.box)
+        if changed is None and part is not None:
+            changed = self._covering(view, t.box, part)
         if changed is not None and self._seen_again(changed) is not None:
             return None          # a card placed lately, found again before the scene at rest took it in
         if changed is not None:
@@ -325,8 +323,10 @@ class StabilityTracker:
         cw, ch = self.card_px
         return (1 - tol) * cw <= short <= (1 + tol) * cw and (1 - tol) * ch <= long_ <= (1 + tol) * ch
 
-    def _changed_card(self, view: np.ndarray, box: BoxT) -> np.ndarray | None:
-        """The card-shaped patch of the box that differs from the scene at rest (view px), if any.
+    def _changed_card(self, view: np.ndarray, box: BoxT) -> tuple[np.ndarray | None, np.ndarray | None]:
+        """The card-shaped patch of the box that differs from the scene at rest (view px), if any,
+        and else the points of a changed patch that is part of a card (view px; for
+        :meth:`_covering`), if any.
 
         The new card hides what was there (table, or the faces of the cards
         below it), so where it lies the view changed; a hand that passed
@@ -339,7 +339,7 @@ class StabilityTracker:
         x1, y1 = max(0, int(box[0] - g)), max(0, int(box[1] - g))
         x2, y2 = min(w, int(box[2] + g + 1)), min(h, int(box[3] + g + 1))
         if x2 - x1 < 4 or y2 - y1 < 4:
-            return None
+            return None, None
         cur = view[y1:y2, x1:x2].astype(np.int16)
         old = self.rest_scene[y1:y2, x1:x2].astype(np.int16)
         # a change of light is a gain on every pixel: take it out before comparing
@@ -349,16 +349,16 @@ class StabilityTracker:
         diff = np.abs(cur - old).max(axis=2)
         mask = (diff > self.cfg.stability.changed).astype(np.uint8)
         if mask.sum() < 0.3 * self.card_area:
-            return None
+            return None, None
         k = max(3, int(round(2 * self.ppm)) | 1)
         mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, np.ones((2 * k + 1, 2 * k + 1), np.uint8))
         mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((k, k), np.uint8))
         n, lab, st, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
         if n < 2:
-            return None
+            return None, None
         i = 1 + int(np.argmax(st[1:, cv2.CC_STAT_AREA]))
         if st[i, cv2.CC_STAT_AREA] < 0.3 * self.card_area:
-            return None
+            return None, None
         pts = cv2.findNonZero((lab == i).astype(np.uint8))
         hull = cv2.convexHull(pts)
         quad = cv2.boxPoints(cv2.minAreaRect(hull)).astype(np.float64)
@@ -366,16 +366,16 @@ class StabilityTracker:
         e2 = float(np.linalg.norm(quad[2] - quad[1]))
         if not self._card_shaped(quad) or cv2.contourArea(hull) < 0.8 * e1 * e2:
             # part of a card: one laid across white faces changes only where it covers the table
-            # or the pips below; kept for _covering to find the card around it
+            # or the pips below; given for _covering to find the card around it
             short, long_ = sorted((e1, e2))
             if short <= 1.15 * self.card_px[0] and long_ <= 1.15 * self.card_px[1]:
-                self._partial = pts.reshape(-1, 2).astype(np.float64) + np.array([x1, y1], np.float64)
-            return None
+                return None, pts.reshape(-1, 2).astype(np.float64) + np.array([x1, y1], np.float64)
+            return None, None
         quad = quad + np.array([x1, y1], np.float64)
         # the localiser confirms: its box holds this card
         if box_iou(quad_box(quad), box) < 0.3 and not self._inside(quad_box(quad), box):
-            return None
-        return quad
+            return None, None
+        return quad, None
 
     def _covering(self, view: np.ndarray, box: BoxT, part: np.ndarray) -> np.ndarray | None:
         """The card rectangle, fitted to the view's edges, that covers a changed patch too small or
