@@ -94,9 +94,7 @@ def strip_sample(rng: np.random.Generator, cache: FaceCache, label: str, k: int,
     quad = np.float32([[margin, margin], [margin + cw, margin], [margin + cw, margin + sh], [margin, margin + sh]])
     quad += np.float32([[jit(0.04 * cw), jit(0.08 * sh)] for _ in range(4)])
     ang = math.radians(rng.normal(0, 3))
-    c = quad.mean(0)
-    rot = np.float32([[math.cos(ang), -math.sin(ang)], [math.sin(ang), math.cos(ang)]])
-    quad = (quad - c) @ rot.T + c
+    quad = _turned(quad, ang)
     if camera_share and rng.random() < camera_share:
         # the row model's strip in a low-resolution frame is off by a few millimetres more, mostly
         # along the card (its top edge is a pixel or two there)
@@ -106,6 +104,13 @@ def strip_sample(rng: np.random.Generator, cache: FaceCache, label: str, k: int,
     m = cv2.getPerspectiveTransform(quad, np.float32([[0, 0], [w, 0], [w, h], [0, h]]))
     out = cv2.warpPerspective(canvas, m, (w, h), flags=cv2.INTER_AREA, borderMode=cv2.BORDER_REPLICATE)
     return degrade(out[..., ::-1].copy(), rng)
+
+
+def _turned(quad: np.ndarray, ang: float) -> np.ndarray:
+    """``quad`` turned by ``ang`` radians about its centre (float32, as the warps take it)."""
+    c = quad.mean(0)
+    rot = np.float32([[math.cos(ang), -math.sin(ang)], [math.sin(ang), math.cos(ang)]])
+    return (quad - c) @ rot.T + c
 
 
 CAMERA_PX_PER_MM = (0.45, 1.3)
@@ -137,9 +142,7 @@ def through_camera(canvas: np.ndarray, quad: np.ndarray, rng: np.random.Generato
     k = rng.uniform(-0.12, 0.12) * w0                                  # keystone: one end narrower
     dst = np.float32([[k, 0], [w0 - k, 0], [w0, h0], [0, h0]]) * np.float32([sx, sy])
     ang = math.radians(rng.normal(0, 4))
-    c = dst.mean(0)
-    rot = np.float32([[math.cos(ang), -math.sin(ang)], [math.sin(ang), math.cos(ang)]])
-    dst = (dst - c) @ rot.T + c
+    dst = _turned(dst, ang)
     dst -= dst.min(0) - 1
     m = cv2.getPerspectiveTransform(src, dst)
     size = (int(math.ceil(dst[:, 0].max())) + 2, int(math.ceil(dst[:, 1].max())) + 2)
