@@ -46,13 +46,13 @@ def test_train_flags_make_the_classifier_recipe(handed, capsys):
     rc = main(["train", "--out", "o", "-n", "640", "--epochs", "3", "--seed", "5", "--threads", "1", "--width", "12",
                "--lr", "0.001", "--init", "w.pt", "--data-dir", "d", "--data-seeds", "6,7", "--generated-decks", "60",
                "--gray", "0.2", "--jitter", "0.04", "--offcorner", "40", "--prints", "60", "--piles", "12",
-               "--cables", "5", "--jokers", "3", "--small", "8", "--pile-seen", "0.7"])
+               "--cables", "5", "--jokers", "3", "--small", "8", "--oblique", "9", "--pile-seen", "0.7"])
     assert rc == 0 and json.loads(capsys.readouterr().out)["wall_seconds"] == 0.0
     (out, recipe), kw = handed["classifier"]
     assert out == Path("o") and kw == {"data_dir": Path("d")}
     assert recipe == ClassifierRecipe(samples=640, epochs=3, seed=5, threads=1, lr=0.001, width=12, init=Path("w.pt"),
                                       data_seeds=(6, 7), generated=60, gray=0.2, jitter=0.04, offcorner=40, prints=60,
-                                      piles=12, pile_seen=0.7, cables=5, jokers=3, small=8)
+                                      piles=12, pile_seen=0.7, cables=5, jokers=3, small=8, oblique=9)
     assert recipe.seeds == [6, 7]
     assert main(["train"]) == 0 and handed["classifier"][0][1] == ClassifierRecipe()
 

@@ -162,6 +162,80 @@ def test_small_views_show_the_index_at_a_few_pixels_and_keep_the_default_draws()
     assert np.array_equal(a, b)
 
 
+def test_oblique_views_are_small_blurred_cards_with_their_own_labels():
+    """``--oblique`` views are the cards a 480p-720p webcam sees at an
+    angle: the corner window at the network's input size, the card's own
+    label in the same balanced order as the default views, far less fine
+    detail than a card seen full size, the same crops for the same seed,
+    and the default views drawing as before."""
+    import cv2
+
+    from tablecam.training.synth import corner_dataset
+    from tablecam.training.train import OBLIQUE_PX_PER_MM
+    from tablecam.vision.classify import INPUT_H, INPUT_W
+
+    x_big, y_big = corner_dataset(24, ["drawn-sans"], seed=3, none_frac=0.0, scale=(1.0, 1.0))
+    x, y = corner_dataset(24, ["drawn-sans"], seed=3, none_frac=0.0, camera=OBLIQUE_PX_PER_MM)
+    assert x.shape == (24, 3, INPUT_H, INPUT_W) and x.dtype == np.uint8
+    assert np.array_equal(y, y_big)
+
+    def detail(x):  # mean high-frequency energy of the crops
+        return float(np.mean([cv2.Laplacian(c.transpose(1, 2, 0), cv2.CV_32F).var() for c in x]))
+
+    assert detail(x) < 0.5 * detail(x_big)
+    again, _ = corner_dataset(4, ["drawn-sans"], seed=3, none_frac=0.0, camera=OBLIQUE_PX_PER_MM)
+    assert np.array_equal(again, x[:4])
+
+
+def test_a_card_seen_oblique_and_small_is_rectified_upright_through_its_outline():
+    """The oblique view squashes and turns the card in the camera's frame,
+    then warps it back through its true outline (a little off): what the
+    network sees is the card itself, upright, at the frame's few pixels -
+    not a corner of the table or the card turned - so its label is right."""
+    import cv2
+
+    from tablecam.training.synth import camera_view
+
+    face = faces.render_face("SQ", "drawn-sans")
+    pad = 60
+    canvas = np.full((350 + 2 * pad, 250 + 2 * pad, 3), 60, np.uint8)
+    canvas[pad:pad + 350, pad:pad + 250] = face
+    quad = np.float32([[pad, pad], [pad + 250, pad], [pad + 250, pad + 350], [pad, pad + 350]])
+
+    def small_gray(img):
+        return cv2.resize(cv2.cvtColor(img, cv2.COLOR_BGR2GRAY), (25, 35), interpolation=cv2.INTER_AREA).ravel()
+
+    want = small_gray(face)
+    for seed in range(6):  # light gradients and halos keep the likeness of a 50 px card under 1
+        view = camera_view(canvas, quad, np.random.default_rng(seed), (0.8, 0.8))
+        off = camera_view(canvas, quad + np.float32([80, 0]), np.random.default_rng(seed), (0.8, 0.8))
+        assert view.shape == face.shape
+        upright = np.corrcoef(small_gray(view), want)[0, 1]
+        turned = np.corrcoef(small_gray(np.rot90(view, 2)), want)[0, 1]
+        shifted = np.corrcoef(small_gray(off), want)[0, 1]
+        assert upright > 0.5 and upright > turned + 0.15 and shifted < 0.2, (seed, upright, turned, shifted)
+
+
+def test_oblique_training_views_are_drawn_from_the_training_decks_only(tmp_path, monkeypatch):
+    """The recipe's oblique set renders training decks and generated
+    training designs only: never the held-out decks nor drawn-serif-bold."""
+    from tablecam.training import synth, train
+
+    seen: set[str] = set()
+    real = synth.render_face
+
+    def recording(code, deck, *a, **k):
+        seen.add(deck)
+        return real(code, deck, *a, **k)
+
+    monkeypatch.setattr(synth, "render_face", recording)
+    x, y = train._oblique(40, seed=1, cache=tmp_path, generated=2)
+    assert len(x) == len(y) == 40
+    assert seen and seen <= set(faces.training_decks(2))
+    assert not seen & set(faces.NOT_TRAINED_DECKS)
+    assert [f.name.split("-n")[0] for f in tmp_path.iterdir()] == ["oblique0.6-2"]
+
+
 def test_pile_views_label_a_covered_corner_none_and_a_free_one_the_card():
     """Cards in piles and fans: each corner is labelled by how much of its
     index area the scene left uncovered, the card's own corner order kept."""

@@ -49,7 +49,13 @@ class ClassifierRecipe:
     ``small`` that many views of cards seen small (``train.SMALL_SCALE``:
     88-175 px tall, the size of a card in a 1280x720 frame of a whole
     table), where the index is a few pixels tall and the default views'
-    18-100% range puts one view in eight.  ``init``: the previous stage's
+    18-100% range puts one view in eight; ``oblique`` that many views of
+    cards seen small and at an angle through a webcam
+    (``train.OBLIQUE_PX_PER_MM``, ``synth.oblique_sample``: 0.6-2 px a
+    millimetre across the card, squashed to half along the camera's tilt,
+    blur, sharpening halo, 4:2:0 colour, JPEG), the corner window cut
+    from the card rectified back through its true outline a little off.
+    ``init``: the previous stage's
     weights to fine-tune; ``width``: channels of the first conv layer.
     """
 
@@ -72,6 +78,7 @@ class ClassifierRecipe:
     cables: int = 0
     jokers: int = 0
     small: int = 0
+    oblique: int = 0
 
     @property
     def seeds(self) -> list[int]:

@@ -29,6 +29,10 @@ from .recipes import BackCheckRecipe, ClassifierRecipe, LocaliserRecipe
 
 # apparent resolution of the ``small`` views, a share of the 250x350 face
 SMALL_SCALE = (0.25, 0.5)
+# pixels a millimetre across the card of the ``oblique`` views: a 480p-720p
+# webcam over a whole table (0.6: the far row at 480p through a wide lens)
+# to a close one (2.0: a card 127 px wide)
+OBLIQUE_PX_PER_MM = (0.6, 2.0)
 
 
 def build_net(n_classes: int, width: int = 16):
@@ -131,6 +135,18 @@ def _deck_views(kind: str, make, n: int, seed: int, cache: Path, generated: int 
     return _cached(cache / _set_name(kind, n, seed, decks, generated), lambda: make(n, decks, seed=seed))
 
 
+def _oblique(n: int, seed: int, cache: Path, generated: int = 0):
+    """``n`` corner views of the training decks seen small and oblique
+    through a webcam (:func:`~tablecam.training.synth.oblique_sample`),
+    cached under ``oblique0.6-2``."""
+    from ..vision.classify import CLASSES
+    from .synth import corner_dataset
+
+    lo, hi = OBLIQUE_PX_PER_MM
+    make = functools.partial(corner_dataset, classes=CLASSES, camera=OBLIQUE_PX_PER_MM)
+    return _deck_views(f"oblique{lo:g}-{hi:g}", make, n, seed, cache, generated)
+
+
 def _prints(n: int, seed: int, cache: Path):
     from .synth import print_dataset
 
@@ -214,6 +230,8 @@ def train_classifier(out_dir: Path, recipe: ClassifierRecipe = ClassifierRecipe(
         make = functools.partial(corner_dataset, classes=CLASSES, scale=SMALL_SCALE)
         kind = f"small{SMALL_SCALE[0]:g}-{SMALL_SCALE[1]:g}"
         parts.append((*_deck_views(kind, make, r.small, r.seed, data_dir, r.generated), decks))
+    if r.oblique:
+        parts.append((*_oblique(r.oblique, r.seed, data_dir, r.generated), decks))
     if r.jokers:
         with drawing(VERSION):
             parts.append((*_deck_views("jokers", joker_dataset, r.jokers, r.seed, data_dir, r.generated), decks))
@@ -253,6 +271,7 @@ def train_classifier(out_dir: Path, recipe: ClassifierRecipe = ClassifierRecipe(
             "offcorner": r.offcorner, "prints": r.prints, "piles": r.piles, "pile_seen": r.pile_seen,
             "cables": r.cables, "jokers": r.jokers, "jokers_design_version": VERSION if r.jokers else None,
             "small": r.small, "small_scale": SMALL_SCALE if r.small else None,
+            "oblique": r.oblique, "oblique_px_per_mm": OBLIQUE_PX_PER_MM if r.oblique else None,
             "batch": r.batch, "lr": r.lr, "width": r.width, "init": str(r.init) if r.init else None,
             "train_decks": decks, "data_seconds": round(t_data, 1), "wall_seconds": round(wall, 1),
             "torch": torch.__version__, "machine": platform.processor() or platform.machine(),
