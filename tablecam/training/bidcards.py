@@ -132,6 +132,8 @@ def through_camera(canvas: np.ndarray, quad: np.ndarray, rng: np.random.Generato
     level digit a few pixels high arrives as the blur it is in the benchmark's 720p videos."""
     import cv2
 
+    from .synth import camera_faults
+
     lo, hi = CAMERA_PX_PER_MM
     across = float(np.exp(rng.uniform(np.log(lo), np.log(hi))))
     along = across * float(rng.uniform(0.5, 1.0))
@@ -155,36 +157,10 @@ def through_camera(canvas: np.ndarray, quad: np.ndarray, rng: np.random.Generato
     for _ in range(turns):                                             # rows across the frame
         frame = np.ascontiguousarray(np.rot90(frame))                  # a quarter turn: (x, y) -> (y, W - 1 - x)
         q = np.stack([q[:, 1], frame.shape[0] - 1 - q[:, 0]], 1)
-    frame = _camera_faults(frame, rng)
+    frame = camera_faults(frame, rng)                                 # synth's, without the sharpening
     w, h = STRIP_PX
     cut = cv2.getPerspectiveTransform(q.astype(np.float32), np.float32([[0, 0], [w - 1, 0], [w - 1, h - 1], [0, h - 1]]))
     return cv2.warpPerspective(frame, cut, (w, h), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
-
-
-def _camera_faults(img: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """Lens blur, light, white balance, noise, 4:2:0 colour and block compression, at frame resolution."""
-    import cv2
-
-    if rng.random() < 0.7:
-        img = cv2.GaussianBlur(img, (0, 0), rng.uniform(0.3, 0.9))
-    x = img.astype(np.float32)
-    x = x * rng.uniform(0.55, 1.3) + rng.uniform(-30, 30)
-    x *= rng.uniform(0.85, 1.15, 3)
-    h, w = x.shape[:2]
-    yy = np.linspace(-1, 1, h)[:, None, None]
-    xx = np.linspace(-1, 1, w)[None, :, None]
-    x *= 1 + rng.uniform(-0.2, 0.2) * xx + rng.uniform(-0.2, 0.2) * yy
-    x += rng.normal(0, rng.uniform(0, 6), x.shape)
-    x = np.clip(x, 0, 255).astype(np.uint8)
-    if rng.random() < 0.8:                                             # 4:2:0: colour at half resolution
-        ycc = cv2.cvtColor(x, cv2.COLOR_BGR2YCrCb)
-        ch = cv2.resize(cv2.resize(ycc[..., 1:], (max(1, w // 2), max(1, h // 2)), interpolation=cv2.INTER_AREA),
-                        (w, h), interpolation=cv2.INTER_LINEAR)
-        x = cv2.cvtColor(np.dstack([ycc[..., :1], ch]), cv2.COLOR_YCrCb2BGR)
-    if rng.random() < 0.8:
-        ok, buf = cv2.imencode(".jpg", x, [cv2.IMWRITE_JPEG_QUALITY, int(rng.uniform(30, 90))])
-        x = cv2.imdecode(buf, cv2.IMREAD_COLOR)
-    return x
 
 
 def degrade(img: np.ndarray, rng: np.random.Generator) -> np.ndarray:
