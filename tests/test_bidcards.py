@@ -71,3 +71,41 @@ def test_the_reader_reads_a_clean_strip_of_every_call():
     strips = [cv2.cvtColor(card_strip(draw_card(c, d)), cv2.COLOR_RGB2BGR) for c in CALLS]
     reads = BidCardReader().read(strips)
     assert sum(r.call == c for r, c in zip(reads, CALLS)) >= len(CALLS) - 1
+
+
+def test_playing_cards_are_shown_to_the_reader_as_no_call_from_training_decks_only():
+    """A playing card at rest in a bidding zone is no call: the recipe's playing-card
+    strips are labelled ``none`` and drawn from the decks a card model may train on,
+    never the held-out decks nor the tuning deck the video benchmarks use."""
+    from tablecam.training.bidcards import PlayingFaces, strips
+    from tablecam.training.faces import HELD_OUT_DECKS, NOT_TRAINED_DECKS
+
+    faces = PlayingFaces()
+    assert faces.decks and not set(faces.decks) & set(NOT_TRAINED_DECKS)
+    x, y = strips(24, seed=5, designs=8, camera_share=0.5, playing_share=1.0)
+    assert x.shape == (24, 3, 48, 96) and set(y.tolist()) == {CLASSES.index("none")}
+    assert all(s > 0.02 for s in x.reshape(24, -1).std(1))       # a card's print, not a blank
+    assert PlayingFaces(HELD_OUT_DECKS).decks == HELD_OUT_DECKS   # for checking the model only
+
+
+def test_playing_card_strips_are_a_share_beside_the_calls():
+    from tablecam.training.bidcards import strips
+
+    _, y = strips(300, seed=6, designs=8, playing_share=0.3)
+    none = float(np.mean(y == CLASSES.index("none")))
+    assert 0.25 < none < 0.45                     # 0.3 playing cards, 8% of the rest bid cards' ends
+    assert len(set(y.tolist())) > 30
+
+
+def test_no_playing_share_draws_the_recipe_before_it(monkeypatch):
+    """``playing_share`` 0 draws no playing card and takes nothing from the random
+    stream: the strips are those of the recipe that shipped before the field."""
+    import tablecam.training.bidcards as bc
+
+    def refuse(*a, **k):
+        raise AssertionError("no playing card may be drawn")
+
+    before = bc.strips(12, seed=3, designs=8, camera_share=0.5, stacked_share=0.25)
+    monkeypatch.setattr(bc, "PlayingFaces", refuse)
+    now = bc.strips(12, seed=3, designs=8, camera_share=0.5, stacked_share=0.25, playing_share=0.0)
+    assert np.array_equal(before[0], now[0]) and np.array_equal(before[1], now[1])

@@ -212,6 +212,9 @@ CARD_TYPES = ("play", "expose")
 def score(truth: list[dict[str, Any]], got: list[dict[str, Any]]) -> dict[str, Any]:
     """Match camera events to the truth; counts for recall, precision, confident wrong and delay.
 
+    ``calls_camera``: the calls the camera reported (in a video without an auction, each is a
+    playing card at rest in a bidding zone taken for a bid card, and no ``play`` of it).
+
     >>> t = [{"type": "play", "seat": "N", "card": "SA", "ts": 1.0}, {"type": "play", "seat": "E", "card": "H2", "ts": 3.0}]
     >>> g = [{"type": "play", "seat": "N", "card": "SA", "ts": 1.2}, {"type": "play", "seat": "E", "card": "H3", "ts": 3.1}]
     >>> s = score(t, g); (s["truth"], s["matched"], s["camera"], s["confident_wrong"], s["delays"])
@@ -241,9 +244,11 @@ def score(truth: list[dict[str, Any]], got: list[dict[str, Any]]) -> dict[str, A
     turned_want = sum(1 for e in truth if e.get("type") == "trick_turned")
     turned_got = sum(1 for e in got if e.get("type") == "trick_turned")
     calls_want = sum(1 for e in truth if e.get("type") == "call" and e.get("ts"))
+    calls_got = [e.get("call") for e in got if e.get("type") == "call"]
     return {"truth": len(want), "matched": len(used), "camera": len(have), "confident": len(confident),
             "confident_wrong": len(wrong), "uncertain": len(have) - len(confident), "delays": delays,
-            "tricks_turned_truth": turned_want, "tricks_turned_camera": turned_got, "calls_truth": calls_want}
+            "tricks_turned_truth": turned_want, "tricks_turned_camera": turned_got, "calls_truth": calls_want,
+            "calls_camera": calls_got}
 
 
 def _ratio(a: float, b: float) -> float | None:

@@ -25,6 +25,7 @@ from pathlib import Path
 import numpy as np
 
 from ..sim.bidding_box import design, draw_card, held_out_design, wear
+from .faces import HELD_OUT_DECKS
 from ..vision.bidcards import CARD_MM, CLASSES, STRIP_MM, STRIP_PX, judge_read
 from ..vision.classify import _softmax, crops_batch
 
@@ -64,8 +65,6 @@ def strip_sample(rng: np.random.Generator, cache: FaceCache, label: str, k: int,
                  camera_share: float = 0.0) -> np.ndarray:
     """One strip as the camera would hand it to the reader (BGR, :data:`STRIP_PX`); a share
     ``camera_share`` of them cut from a low-resolution frame (:func:`through_camera`)."""
-    import cv2
-
     ppm = DRAW_PX_PER_MM
     cw, kh = round(CARD_MM[0] * ppm), round(KEEP_MM * ppm)
     sh = round(STRIP_MM * ppm)
@@ -93,6 +92,16 @@ def strip_sample(rng: np.random.Generator, cache: FaceCache, label: str, k: int,
     jit = lambda s: rng.normal(0, s)  # noqa: E731
     quad = np.float32([[margin, margin], [margin + cw, margin], [margin + cw, margin + sh], [margin, margin + sh]])
     quad += np.float32([[jit(0.04 * cw), jit(0.08 * sh)] for _ in range(4)])
+    return _cut(canvas, quad, rng, camera_share)
+
+
+def _cut(canvas: np.ndarray, quad: np.ndarray, rng: np.random.Generator, camera_share: float) -> np.ndarray:
+    """The strip under ``quad`` (canvas pixels, a little off already) of an RGB ``canvas`` drawn at
+    :data:`DRAW_PX_PER_MM`, as the reader gets it (BGR): turned a little, then cut sharp and
+    degraded, or (a share ``camera_share``) cut from a low-resolution frame."""
+    import cv2
+
+    cw, sh = CARD_MM[0] * DRAW_PX_PER_MM, STRIP_MM * DRAW_PX_PER_MM
     ang = math.radians(rng.normal(0, 3))
     quad = _turned(quad, ang)
     if camera_share and rng.random() < camera_share:
@@ -104,6 +113,81 @@ def strip_sample(rng: np.random.Generator, cache: FaceCache, label: str, k: int,
     m = cv2.getPerspectiveTransform(quad, np.float32([[0, 0], [w, 0], [w, h], [0, h]]))
     out = cv2.warpPerspective(canvas, m, (w, h), flags=cv2.INTER_AREA, borderMode=cv2.BORDER_REPLICATE)
     return degrade(out[..., ::-1].copy(), rng)
+
+
+PLAYING_MM = (63.0, 88.0)
+"""A playing card, width x height in millimetres (the simulator's and the zones' size)."""
+
+
+class PlayingFaces:
+    """Playing-card faces of the training decks only, drawn at :data:`DRAW_PX_PER_MM` (RGB), by (deck, card).
+
+    The bid-card reader is shown playing cards as ``none``: a playing card at rest in a bidding
+    zone (the opening lead, a card exposed during the auction) must not read as a call. Only
+    the decks a card model may train on (``faces.training_decks``) are drawn, never the held-out
+    designs nor the tuning deck (``faces.NOT_TRAINED_DECKS``), so the video benchmarks' playing
+    cards stay unseen. ``decks`` draws others instead, for checking only (the held-out decks for
+    the model card, the tuning deck ``drawn-serif-bold`` for choosing settings)."""
+
+    def __init__(self, decks: list[str] | None = None) -> None:
+        from .faces import training_decks
+
+        self.decks = list(decks) if decks else training_decks()
+        self.faces: dict[tuple[str, str], np.ndarray] = {}
+
+    def get(self, rng: np.random.Generator) -> np.ndarray:
+        """A random face (now and then a back) of a random deck, upright."""
+        from .faces import CARD_CODES, render_face
+
+        deck = self.decks[int(rng.integers(len(self.decks)))]
+        card = "back" if rng.random() < 0.05 else CARD_CODES[int(rng.integers(len(CARD_CODES)))]
+        key = (deck, card)
+        if key not in self.faces:
+            self.faces[key] = render_face(card, deck, round(PLAYING_MM[1] * DRAW_PX_PER_MM))[..., ::-1].copy()
+        return self.faces[key]
+
+
+def _lay(canvas: np.ndarray, face: np.ndarray, y: int, x: int) -> None:
+    """``face`` laid on ``canvas`` with its top-left corner at (``y``, ``x``), cut at the canvas edges."""
+    h, w = face.shape[:2]
+    y0, x0, y1, x1 = max(0, y), max(0, x), min(canvas.shape[0], y + h), min(canvas.shape[1], x + w)
+    if y1 > y0 and x1 > x0:
+        canvas[y0:y1, x0:x1] = face[y0 - y:y1 - y, x0 - x:x1 - x]
+
+
+def playing_sample(rng: np.random.Generator, faces: PlayingFaces, camera_share: float = 0.0) -> np.ndarray:
+    """A strip cut from a playing card at rest where bid cards lie (BGR, :data:`STRIP_PX`; label ``none``).
+
+    The pipeline asks the bid-card reader about a card come to rest in a bidding zone
+    (``BiddingWatcher.bid_card_at``): it cuts a bid card's strip at the card's end towards the
+    table's centre, a few millimetres in or out and to the side, and the watcher cuts strips where
+    the zone changed. So: a playing card any way up (its index end, its long side), worn, partly
+    over another card now and then, and a strip-sized window mostly at its end towards the strip's
+    top, else anywhere on it; cut as a bid card's strip is (:func:`_cut`)."""
+    ppm = DRAW_PX_PER_MM
+    margin = round(20 * ppm)
+    face = np.ascontiguousarray(np.rot90(wear(faces.get(rng), rng, float(rng.uniform(0.2, 1.2))), int(rng.integers(4))))
+    fh, fw = face.shape[:2]
+    side = max(fh, fw)
+    canvas = _table(rng, side + 2 * margin, side + 2 * margin)
+    y0, x0 = margin + (side - fh) // 2, margin + (side - fw) // 2
+    if rng.random() < 0.4:     # partly over another card: the card beneath shows beside it
+        under = np.ascontiguousarray(np.rot90(faces.get(rng), int(rng.integers(4))))
+        a = rng.uniform(0, 2 * math.pi)
+        d = rng.uniform(15, 50) * ppm
+        _lay(canvas, under, int(y0 + (fh - under.shape[0]) / 2 + d * math.sin(a)),
+             int(x0 + (fw - under.shape[1]) / 2 + d * math.cos(a)))
+    _lay(canvas, face, y0, x0)
+    cw, sh = CARD_MM[0] * ppm, STRIP_MM * ppm
+    if rng.random() < 0.7:     # where the pipeline looks: the end towards the centre, a little off
+        top = y0 + rng.uniform(-12, 10) * ppm
+        cx = x0 + fw / 2 + float(np.clip(rng.normal(0, 7), -14, 14)) * ppm
+    else:                      # anywhere on the card (a strip the watcher cut where the zone changed)
+        top = y0 + rng.uniform(-0.2 * sh, fh - 0.8 * sh)
+        cx = x0 + rng.uniform(0.1 * fw, 0.9 * fw)
+    quad = np.float32([[cx - cw / 2, top], [cx + cw / 2, top], [cx + cw / 2, top + sh], [cx - cw / 2, top + sh]])
+    quad += np.float32([[rng.normal(0, 0.04 * cw), rng.normal(0, 0.08 * sh)] for _ in range(4)])
+    return _cut(canvas, quad, rng, camera_share)
 
 
 def _turned(quad: np.ndarray, ang: float) -> np.ndarray:
@@ -189,17 +273,25 @@ def degrade(img: np.ndarray, rng: np.random.Generator) -> np.ndarray:
 
 
 def strips(n: int, seed: int, designs: int, held_out: bool = False, none_share: float = 0.08,
-           camera_share: float = 0.0, stacked_share: float = 0.0) -> tuple[np.ndarray, np.ndarray]:
+           camera_share: float = 0.0, stacked_share: float = 0.0,
+           playing_share: float = 0.0) -> tuple[np.ndarray, np.ndarray]:
     """``n`` labelled strips: the 40 call and signal classes evenly, ``none`` a share; a share
     ``camera_share`` cut from low-resolution frames (:func:`through_camera`), and a share
     ``stacked_share`` of the samples drawn from the stacked designs (level over the sign: the
-    small level digit is the hardest thing to read; 1.0 gives only stacked designs)."""
+    small level digit is the hardest thing to read; 1.0 gives only stacked designs). A share
+    ``playing_share`` are playing cards (:func:`playing_sample`, label ``none``; of the held-out
+    decks when ``held_out``), on top of ``none_share``: 0 draws the strips of the recipe before it."""
     rng = np.random.default_rng(seed)
     cache = FaceCache()
+    playing = (PlayingFaces(HELD_OUT_DECKS if held_out else None)) if playing_share else None
     make = held_out_design if held_out else design
     stacked = [k for k in range(designs) if make(k).layout == "stacked"]
     xs, ys = [], []
     for i in range(n):
+        if playing is not None and rng.random() < playing_share:
+            xs.append(playing_sample(rng, playing, camera_share))
+            ys.append(len(CLASSES) - 1)
+            continue
         y = len(CLASSES) - 1 if rng.random() < none_share else int(rng.integers(len(CLASSES) - 1))
         if stacked_share and stacked and rng.random() < stacked_share:
             k = stacked[int(rng.integers(len(stacked)))]
@@ -246,16 +338,27 @@ def evaluate(probs: np.ndarray, y: np.ndarray) -> dict:
             "confident_wrong": int(sure_wrong)}
 
 
+def playing_reads(probs: np.ndarray) -> dict:
+    """How the reader takes strips of playing cards (all truly ``none``): how many it reads as a
+    call at all (the pipeline then asks whether the card is a bid card), and as a sure call
+    (:data:`SURE`: a call the pipeline takes over a card read surely)."""
+    reads = [judge_read(p) for p in probs]
+    calls = [r for r in reads if r.call != "none"]
+    return {"n": int(len(reads)), "read_as_call": round(len(calls) / max(1, len(reads)), 4),
+            "sure_call": int(sum(1 for r in calls if not r.uncertain))}
+
+
 def train(out: Path, n: int, epochs: int, seed: int, designs: int, heldout_n: int, threads: int,
           width: int = 16, batch: int = 128, lr: float = 3e-3, camera_share: float = 0.0,
-          stacked_share: float = 0.0) -> dict:
+          stacked_share: float = 0.0, playing_share: float = 0.0) -> dict:
     import torch
 
     torch.manual_seed(seed)
     torch.set_num_threads(threads)
     t0 = time.time()
-    x, y = _cached(out / f"train-{n}-{seed}-{designs}-{camera_share}-{stacked_share}.npz",
-                   lambda: strips(n, seed, designs, camera_share=camera_share, stacked_share=stacked_share))
+    x, y = _cached(out / f"train-{n}-{seed}-{designs}-{camera_share}-{stacked_share}-{playing_share}.npz",
+                   lambda: strips(n, seed, designs, camera_share=camera_share, stacked_share=stacked_share,
+                                  playing_share=playing_share))
     xv, yv = _cached(out / f"heldout-{heldout_n}-{seed}.npz", lambda: strips(heldout_n, seed + 1000, 8, held_out=True))
     print(f"rendered {n} training and {heldout_n} held-out strips in {time.time() - t0:.0f} s", file=sys.stderr)
     net = build_net(len(CLASSES), width)
@@ -288,13 +391,18 @@ def train(out: Path, n: int, epochs: int, seed: int, designs: int, heldout_n: in
     reader = BidCardReader(out / "bid_card.onnx", threads=threads)
     probs = _softmax(np.concatenate([reader.session.run(None, {reader.input: xv[i:i + 512]})[0]
                                      for i in range(0, len(xv), 512)]))
+    # playing cards of the held-out decks, sharp and cut from low-resolution frames alike
+    xp, _ = strips(1000, seed + 2000, 8, held_out=True, camera_share=0.5, playing_share=1.0)
+    pprobs = _softmax(reader.session.run(None, {reader.input: xp})[0])
     meta = {"classes": CLASSES, "input": {"width": w, "height": h, "layout": "NCHW BGR 0-1"},
             "recipe": {"command": " ".join(["python -m tablecam.training.bidcards", *sys.argv[1:]]), "n": n,
                        "epochs": epochs, "seed": seed, "designs": designs, "width": width, "batch": batch,
                        "lr": lr, "camera_share": camera_share, "stacked_share": stacked_share,
-                       "minutes": round((time.time() - t0) / 60, 1)},
+                       "playing_share": playing_share, "minutes": round((time.time() - t0) / 60, 1)},
             "held_out": {"designs": "8 of the FreeFont family (free-sans, free-serif), never trained on",
-                         **evaluate(probs, yv)}}
+                         **evaluate(probs, yv)},
+            "held_out_playing": {"decks": f"playing cards of {', '.join(HELD_OUT_DECKS)} (never trained on), "
+                                          f"half cut from low-resolution frames", **playing_reads(pprobs)}}
     (out / "bid_card.json").write_text(json.dumps(meta, indent=1) + "\n")
     return meta
 
@@ -312,10 +420,12 @@ def main(argv: list[str] | None = None) -> int:
                     help="share of strips cut from low-resolution frames (through_camera)")
     ap.add_argument("--stacked-share", type=float, default=0.25,
                     help="share of strips drawn from stacked designs only (besides their share of all designs)")
+    ap.add_argument("--playing-share", type=float, default=0.15,
+                    help="share of strips cut from playing cards of the training decks, labelled none (0: none)")
     a = ap.parse_args(argv)
     meta = train(a.out, a.n, a.epochs, a.seed, a.designs, a.held_out, a.threads,
-                 camera_share=a.camera_share, stacked_share=a.stacked_share)
-    print(json.dumps(meta["held_out"]))
+                 camera_share=a.camera_share, stacked_share=a.stacked_share, playing_share=a.playing_share)
+    print(json.dumps({**meta["held_out"], "playing": meta["held_out_playing"]}))
     return 0
 
 
