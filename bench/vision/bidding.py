@@ -1,6 +1,6 @@
 """Bid cards read by the camera: the auction of simulated bridge tables, read into ``call`` events.
 
-    .venv/bin/python bench/vision/bidding.py [--videos 12] [--skip 4k] [--no-baseline] [--json OUT]
+    .venv/bin/python bench/vision/bidding.py [--videos 12] [--skip 4k] [--only 6,8,9,29,34,39] [--no-baseline] [--json OUT]
 
 Each video is one of the video benchmark's bridge conditions
 (``bench/vision/video.py``: its surfaces, 480p to 4K, 0-45 degrees, wide
@@ -39,11 +39,18 @@ bench measures (its bidding cards are held-out designs of their own), so it
 stays fixed, and with it the set's renders."""
 
 
-def auction_specs(n: int, skip: tuple[str, ...] = ()) -> list[VideoSpec]:
+TUNED_ON = (6, 8, 9, 29, 34, 39)
+"""The videos (indices in the video benchmark's set) the watcher and the reader are tuned on;
+the others are looked at only to measure."""
+
+
+def auction_specs(n: int, skip: tuple[str, ...] = (), only: tuple[int, ...] = ()) -> list[VideoSpec]:
     """The first ``n`` bridge videos of the video benchmark's set, one trick each (``skip``:
-    resolutions left out, e.g. ``4k``, whose renders cost most on a shared machine)."""
+    resolutions left out, e.g. ``4k``, whose renders cost most on a shared machine; ``only``:
+    these indices of the set among them, e.g. :data:`TUNED_ON`)."""
     out = [dataclasses.replace(s, tricks=1, knock_at=None, name=s.name + "-auction")
-           for s in video_set(PLAYING_CARDS) if s.layout == "zones" and s.resolution not in skip]
+           for i, s in enumerate(video_set(PLAYING_CARDS))
+           if s.layout == "zones" and s.resolution not in skip and (not only or i in only)]
     return out[:n]
 
 
@@ -99,11 +106,14 @@ def main() -> int:
     ap.add_argument("--json", help="write the raw results here too")
     ap.add_argument("--no-baseline", action="store_true")
     ap.add_argument("--skip", nargs="*", default=[], help="resolutions left out (e.g. 4k)")
+    ap.add_argument("--only", help="comma-separated indices of the video set (the tuning videos: "
+                                   + ",".join(map(str, TUNED_ON)) + ")")
     a = ap.parse_args()
     rows = []
     totals: dict[str, dict[str, int]] = {}
     t0 = time.perf_counter()
-    for spec in auction_specs(a.videos, tuple(a.skip)):
+    only = tuple(int(k) for k in a.only.split(",")) if a.only else ()
+    for spec in auction_specs(a.videos, tuple(a.skip), only):
         group = "480p" if spec.resolution == "480p" else "720p and up"
         runs = [(spec, group)] + ([] if a.no_baseline else [(classic_of(spec), "classic (baseline)")])
         for sp, g in runs:

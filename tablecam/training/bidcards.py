@@ -338,14 +338,58 @@ def evaluate(probs: np.ndarray, y: np.ndarray) -> dict:
             "confident_wrong": int(sure_wrong)}
 
 
-def playing_reads(probs: np.ndarray) -> dict:
+def playing_reads(probs: np.ndarray, seen_at: float = 0.25) -> dict:
     """How the reader takes strips of playing cards (all truly ``none``): how many it reads as a
-    call at all (the pipeline then asks whether the card is a bid card), and as a sure call
-    (:data:`SURE`: a call the pipeline takes over a card read surely)."""
+    call at all, as a call of at least ``seen_at`` (the camera's ``min_conf``: the pipeline then
+    asks whether the card is a bid card), and as a sure call (:data:`SURE`: a call the pipeline
+    takes over a card read surely)."""
     reads = [judge_read(p) for p in probs]
     calls = [r for r in reads if r.call != "none"]
     return {"n": int(len(reads)), "read_as_call": round(len(calls) / max(1, len(reads)), 4),
+            "seen_as_call": round(sum(1 for r in calls if r.conf >= seen_at) / max(1, len(reads)), 4),
             "sure_call": int(sum(1 for r in calls if not r.uncertain))}
+
+
+TUNING_SETS = {
+    "calls, training designs, sharp (2,500, seed 7)": dict(n=2500, seed=7, designs=60),
+    "calls, training designs, through camera (2,000, seed 9)": dict(n=2000, seed=9, designs=60, camera_share=1.0),
+    "calls, stacked training designs, through camera (2,000, seed 8)":
+        dict(n=2000, seed=8, designs=60, camera_share=1.0, stacked_share=1.0),
+}
+"""Fresh strips of the training designs: what a reader and its settings are chosen on."""
+
+
+def check(models: list[Path], sure: tuple[float, ...] = (0.8, 0.85, 0.9), n_playing: int = 1000) -> dict:
+    """Tuning figures of each model in ``models`` on the same fresh strips (:data:`TUNING_SETS`,
+    and playing cards of the tuning deck ``drawn-serif-bold``, kept out of training but no test
+    design, sharp and through the camera): calls read right and sure-but-wrong at each ``sure``,
+    playing cards read as calls. Nothing held out is looked at."""
+    from ..vision.bidcards import BidCardReader
+
+    sets = {name: strips(**kw) for name, kw in TUNING_SETS.items()}
+    faces = PlayingFaces(["drawn-serif-bold"])
+    for name, cam, seed in (("playing cards, tuning deck, sharp", 0.0, 11),
+                            ("playing cards, tuning deck, through camera", 1.0, 12)):
+        rng = np.random.default_rng(seed)
+        sets[f"{name} ({n_playing:,}, seed {seed})"] = (
+            crops_batch([playing_sample(rng, faces, cam) for _ in range(n_playing)], STRIP_PX),
+            np.full(n_playing, len(CLASSES) - 1, np.int64))
+    out: dict = {}
+    for m in models:
+        reader = BidCardReader(m, threads=1)
+        res: dict = {}
+        for name, (x, y) in sets.items():
+            probs = _softmax(np.concatenate([reader.session.run(None, {reader.input: x[i:i + 512]})[0]
+                                             for i in range(0, len(x), 512)]))
+            if name.startswith("playing"):
+                res[name] = playing_reads(probs)
+                continue
+            right = probs.argmax(1) == y
+            res[name] = {"top1": round(float(right.mean()), 4),
+                         **{f"sure_share_at_{t}": round(float((probs.max(1) >= t).mean()), 4) for t in sure},
+                         **{f"confident_wrong_at_{t}": int(((probs.max(1) >= t) & ~right).sum()) for t in sure}}
+        out[str(m)] = res
+    return out
 
 
 def train(out: Path, n: int, epochs: int, seed: int, designs: int, heldout_n: int, threads: int,
@@ -422,7 +466,12 @@ def main(argv: list[str] | None = None) -> int:
                     help="share of strips drawn from stacked designs only (besides their share of all designs)")
     ap.add_argument("--playing-share", type=float, default=0.15,
                     help="share of strips cut from playing cards of the training decks, labelled none (0: none)")
+    ap.add_argument("--check", type=Path, nargs="+", metavar="ONNX",
+                    help="only print the tuning figures of these models (check), side by side; no training")
     a = ap.parse_args(argv)
+    if a.check:
+        print(json.dumps(check(a.check), indent=1))
+        return 0
     meta = train(a.out, a.n, a.epochs, a.seed, a.designs, a.held_out, a.threads,
                  camera_share=a.camera_share, stacked_share=a.stacked_share, playing_share=a.playing_share)
     print(json.dumps({**meta["held_out"], "playing": meta["held_out_playing"]}))
