@@ -367,3 +367,4 @@ def test_rebuilding_the_average_in_place_reads_each_member_s_own_recipe():
 
     assert "data/stage6" in _member_recipe(MODELS_DIR / "card_classifier.pt")["command"]
     assert "data/stage12" in _member_recipe(MODELS_DIR / "card_classifier_stage12.pt")["command"]
+    assert "data/stage14" in _member_recipe(MODELS_DIR / "card_classifier_stage14.pt")["command"]

@@ -31,7 +31,7 @@ LOGS = {
     "bridge PBN archive": ROOT / "tests/data/archive/realbridge-sample.pbn",
     "bridge LIN archive": ROOT / "tests/data/archive/vugraph.lin",
 }
-TRAINING_ONLY = {"card_classifier_stage12.json"}
+TRAINING_ONLY = {"card_classifier_stage12.json", "card_classifier_stage14.json"}
 """Files beside the shipped models that only the training recipes read (``tablecam average-classifiers``)."""
 
 

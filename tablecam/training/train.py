@@ -372,7 +372,7 @@ def _member_recipe(weights: Path) -> dict:
 
     Where that JSON is an average built from these weights (shipped
     ``models/card_classifier.pt`` is stage 6, and ``card_classifier.json``
-    beside it describes the average of stages 6 and 12), the stage's own
+    beside it describes the average of stages 6 and 14), the stage's own
     recipe is the one the average recorded for it, so rebuilding the
     average in place writes the same JSON again."""
     j = Path(weights).with_suffix(".json")
