@@ -694,9 +694,9 @@ class CameraPipeline:
             bid_card = (seen and (bid.conf >= BID_SURE or alike or begun)) or held
         else:
             # A face the card reader is sure of is a playing card unless the call read there is sure or
-            # looks like it (2H, the two of hearts): the bid-card network, trained with playing cards'
-            # ends as no call, still reads one now and then as a weak call (2.7% of held-out decks'
-            # cards), and the watcher's read of this place was that card.
+            # looks like it (2H, the two of hearts): the bid-card network, which never saw a playing
+            # card, reads one's top as a call (a heart as 7H, surely at times), and the watcher's read
+            # of this place was that card.
             bid_card = alike or (seen and bid.conf >= BID_SURE)
         if bid_card:
             return True
