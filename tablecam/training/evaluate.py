@@ -171,11 +171,15 @@ def eval_real_photos(split: str = "test", detector=None, root: Path | None = Non
         tot["read"] += read
         tot["dets"] += n_det
         tot["images"] += 1
-        if read < n_gt:
+        paired = {di for _, di in pairs}
+        extra = [(d.card, round(float(d.conf), 2), [round(float(v)) for v in d.box])
+                 for di, d in enumerate(dets) if di not in paired]
+        if read < n_gt or extra:
             got = {gi: dets[di].card for gi, di in pairs}
             errors.append({"image": os.path.basename(f),
                            "missed": [gts[i][0] for i in range(n_gt) if i not in got],
-                           "misread": [(gts[i][0], c) for i, c in got.items() if c[1:] != gts[i][0]]})
+                           "misread": [(gts[i][0], c) for i, c in got.items() if c[1:] != gts[i][0]],
+                           "false": extra})
     tot["recall"] = tot["found"] / max(1, tot["gt"])
     tot["rank_accuracy"] = tot["read"] / max(1, tot["gt"])
     tot["rank_accuracy_of_found"] = tot["read"] / max(1, tot["found"])
