@@ -66,6 +66,15 @@ def test_an_unsure_read_of_a_six_is_re_ranked_by_its_pips_and_stays_uncertain():
     assert max(out.probs, key=out.probs.get) == "S6"
 
 
+def test_a_three_read_as_a_joker_in_a_game_with_jokers_is_re_ranked_by_its_pips():
+    """Whist and Pidro packs hold jokers, so a joker is a face the read may keep: it is still
+    no court card, and the pips counted re-rank it (a glossy pile at 480p read S3 as JK)."""
+    crops = [_seen_at("S3", 0.7)] * 2
+    r = Reading("JK", 0.27, _probs(JK=0.27, S7=0.11, S3=0.09), CLASSES)
+    out = _pipe("whist")._with_pips(r, [(r, None), (r, None)], crops)
+    assert (out.card, out.witness) == ("S3", "pips")
+
+
 def test_an_ace_read_as_a_three_is_re_ranked_by_its_lone_sign():
     crops = [_seen_at("DA", 0.9)] * 2
     r = Reading("D3", 0.3, _probs(D3=0.3, DA=0.2, JK=0.25), CLASSES)

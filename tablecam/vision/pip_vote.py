@@ -118,7 +118,8 @@ def witnessed(r: Reading, reads: list[str], crops: list[np.ndarray], jokers: boo
         return r
     p = probs_dict(r.probs, r.classes)
     faces = [c for c in p if c not in NOT_A_FACE and (c != "JK" or jokers)]
-    if not faces or max(faces, key=p.__getitem__)[1:] in ("J", "Q", "K"):
+    top = max(faces, key=p.__getitem__) if faces else None
+    if top is None or (top != "JK" and top[1:] in ("J", "Q", "K")):
         return r                 # likeliest a court card: its picture may count as two or three pips
     count = pip_vote([marks(c) for c in crops], reads)
     if count is None:
