@@ -1,0 +1,66 @@
+"""The colour of a card's print as a witness of its suit at 480p.
+
+The faces are the simulator's own, shrunk to what a 480p camera puts on a
+card (0.7 frame pixels per mm) and blown up again to the pipeline's
+250x350 crop: ``drawn-sans`` prints hearts and diamonds red and spades and
+clubs black, ``drawn-serif-bold`` is a four-colour pack (blue diamonds,
+green clubs).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from tablecam.vision.ink_colour import PackColours, ink_colour
+from tablecam.vision.readers import Reading
+
+from test_camera_low_resolution import CLASSES, _pipe, _probs, _seen_at
+
+TWO_COLOUR, FOUR_COLOUR = "drawn-sans", "drawn-serif-bold"
+
+
+@pytest.mark.parametrize("deck, colours", [(TWO_COLOUR, {"S": "black", "H": "red", "D": "red", "C": "black"}),
+                                           (FOUR_COLOUR, {"S": "black", "H": "red", "D": "blue", "C": "green"})])
+def test_the_print_colour_of_a_card_seen_at_480p(deck, colours):
+    for suit, colour in colours.items():
+        for rank in "A23456789T":
+            assert ink_colour(_seen_at(suit + rank, 0.7, deck)) == colour, (deck, suit + rank)
+
+
+def test_a_court_card_is_told_by_its_index_corners_not_its_picture():
+    assert ink_colour(_seen_at("HK", 0.9, TWO_COLOUR), court=True) in ("red", None)
+    assert ink_colour(_seen_at("SK", 0.9, TWO_COLOUR), court=True) in ("black", None)
+
+
+def test_a_spade_read_as_the_nine_of_diamonds_is_re_ranked_by_its_black_pips_and_stays_uncertain():
+    """A printed layout at 480p read the nine of spades as the nine of diamonds at 0.81: a sure,
+    wrong card. Its pips are black."""
+    r = Reading("D9", 0.81, _probs(D9=0.81, S9=0.08, C9=0.04, H9=0.03), CLASSES)
+    out = _pipe()._with_colour(r, _seen_at("S9", 0.7, TWO_COLOUR))
+    assert (out.card, out.witness) == ("S9", "ink colour")
+
+
+def test_a_read_of_the_colour_seen_and_a_read_of_0_9_are_left_alone():
+    r = Reading("H4", 0.62, _probs(H4=0.62, D4=0.2, S4=0.1), CLASSES)
+    assert _pipe()._with_colour(r, _seen_at("H4", 0.7, TWO_COLOUR)) is r
+    sure = Reading("D9", 0.93, _probs(D9=0.93, S9=0.03), CLASSES)
+    assert _pipe()._with_colour(sure, _seen_at("S9", 0.7, TWO_COLOUR)) is sure
+
+
+def test_a_four_colour_pack_teaches_its_blue_diamonds_with_two_sure_diamonds():
+    pipe = _pipe()
+    for card in ("D5", "D9"):
+        sure = Reading(card, 0.95, _probs(**{card: 0.95}), CLASSES)
+        assert pipe._with_colour(sure, _seen_at(card, 0.7, FOUR_COLOUR)) is sure   # blue: no two-colour suit
+    assert pipe.pack_colours.expected("D") == "blue"
+    unsure = Reading("H7", 0.5, _probs(H7=0.5, D7=0.3, S7=0.1), CLASSES)
+    out = pipe._with_colour(unsure, _seen_at("D7", 0.7, FOUR_COLOUR))
+    assert (out.card, out.witness) == ("D7", "ink colour")
+
+
+def test_one_sure_read_of_a_misjudged_colour_changes_no_suit():
+    pack = PackColours()
+    pack.learn("S", None)
+    pack.learn("S", "red")
+    assert pack.expected("S") == "black"
