@@ -40,7 +40,7 @@ a card already played and becomes a ``camera_unexpected_card`` finding.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 
@@ -73,6 +73,19 @@ def probs_dict(probs: Any, classes: Sequence[str] | None) -> dict[str, float]:
     if classes is None or len(classes) != len(arr):
         return {}
     return {str(c): float(p) for c, p in zip(classes, arr)}
+
+
+def weigh_cards(probs: Mapping[str, float], favoured: Callable[[str], bool], weight: float) -> dict[str, float]:
+    """``probs`` with the classes ``favoured`` says yes to ``weight`` times likelier, renormalised:
+    how a witness of a card's rank (its pips) or suit (its print's colour) weighs a read.
+
+    >>> p = weigh_cards({"S4": 0.6, "S6": 0.2, "none": 0.2}, lambda c: c == "S6", 20.0)
+    >>> max(p, key=p.get), round(p["S6"], 2)
+    ('S6', 0.83)
+    """
+    out = {c: float(v) * (weight if favoured(c) else 1.0) for c, v in probs.items()}
+    total = sum(out.values())
+    return {c: v / total for c, v in out.items()} if total > 0 else dict(probs)
 
 
 class HandBook:

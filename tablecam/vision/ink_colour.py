@@ -27,6 +27,7 @@ from typing import Mapping
 
 import numpy as np
 
+from .fusion import weigh_cards
 from .pips import PIP_REGION, ink_mask
 
 INDEX_REGIONS = ((0.0, 0.0, 0.32, 0.41), (0.68, 0.59, 1.0, 1.0))
@@ -150,9 +151,7 @@ def weigh_by_colour(probs: Mapping[str, float], suits: list[str], weight: float 
     >>> max(p, key=p.get), round(p["S9"], 2)
     ('S9', 0.52)
     """
-    out = {c: float(v) * (weight if len(c) == 2 and c[0] in suits else 1.0) for c, v in probs.items()}
-    total = sum(out.values())
-    return {c: v / total for c, v in out.items()} if total > 0 else dict(probs)
+    return weigh_cards(probs, lambda c: len(c) == 2 and c[0] in suits, weight)
 
 
 __all__ = ["ink_shares", "colour_name", "ink_colour", "PackColours", "weigh_by_colour", "TWO_COLOURS",

@@ -24,7 +24,7 @@ from typing import Iterable, Mapping
 
 import numpy as np
 
-from .fusion import probs_dict
+from .fusion import probs_dict, weigh_cards
 from .pips import RANK_OF_COUNT, count_pips, signs
 from .readers import Reading
 
@@ -100,9 +100,7 @@ def weigh_by_pips(probs: Mapping[str, float], count: int | None, weight: float =
     rank = RANK_OF_MARKS.get(count) if count is not None else None
     if rank is None:
         return dict(probs)
-    out = {c: float(v) * (weight if len(c) == 2 and c[1] == rank else 1.0) for c, v in probs.items()}
-    total = sum(out.values())
-    return {c: v / total for c, v in out.items()} if total > 0 else dict(probs)
+    return weigh_cards(probs, lambda c: len(c) == 2 and c[1] == rank, weight)
 
 
 def witnessed(r: Reading, reads: list[str], crops: list[np.ndarray], jokers: bool = False) -> Reading:
