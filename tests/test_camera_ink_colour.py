@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from tablecam.vision.ink_colour import PackColours, ink_colour
+from tablecam.vision.ink_colour import PackColours, coloured, ink_colour
 from tablecam.vision.readers import Reading
 
 from test_camera_low_resolution import CLASSES, _pipe, _probs, _seen_at
@@ -37,25 +37,25 @@ def test_a_spade_read_as_the_nine_of_diamonds_is_re_ranked_by_its_black_pips_and
     """A printed layout at 480p read the nine of spades as the nine of diamonds at 0.81: a sure,
     wrong card. Its pips are black."""
     r = Reading("D9", 0.81, _probs(D9=0.81, S9=0.08, C9=0.04, H9=0.03), CLASSES)
-    out = _pipe()._with_colour(r, _seen_at("S9", 0.7, TWO_COLOUR))
+    out = coloured(r, _seen_at("S9", 0.7, TWO_COLOUR), PackColours())
     assert (out.card, out.witness) == ("S9", "ink colour")
 
 
 def test_a_read_of_the_colour_seen_and_a_read_of_0_9_are_left_alone():
     r = Reading("H4", 0.62, _probs(H4=0.62, D4=0.2, S4=0.1), CLASSES)
-    assert _pipe()._with_colour(r, _seen_at("H4", 0.7, TWO_COLOUR)) is r
+    assert coloured(r, _seen_at("H4", 0.7, TWO_COLOUR), PackColours()) is r
     sure = Reading("D9", 0.93, _probs(D9=0.93, S9=0.03), CLASSES)
-    assert _pipe()._with_colour(sure, _seen_at("S9", 0.7, TWO_COLOUR)) is sure
+    assert coloured(sure, _seen_at("S9", 0.7, TWO_COLOUR), PackColours()) is sure
 
 
 def test_a_four_colour_pack_teaches_its_blue_diamonds_with_two_sure_diamonds():
-    pipe = _pipe()
+    pack = _pipe().pack_colours                      # the pipeline's own: one pack a table
     for card in ("D5", "D9"):
         sure = Reading(card, 0.95, _probs(**{card: 0.95}), CLASSES)
-        assert pipe._with_colour(sure, _seen_at(card, 0.7, FOUR_COLOUR)) is sure   # blue: no two-colour suit
-    assert pipe.pack_colours.expected("D") == "blue"
+        assert coloured(sure, _seen_at(card, 0.7, FOUR_COLOUR), pack) is sure   # blue: no two-colour suit
+    assert pack.expected("D") == "blue"
     unsure = Reading("H7", 0.5, _probs(H7=0.5, D7=0.3, S7=0.1), CLASSES)
-    out = pipe._with_colour(unsure, _seen_at("D7", 0.7, FOUR_COLOUR))
+    out = coloured(unsure, _seen_at("D7", 0.7, FOUR_COLOUR), pack)
     assert (out.card, out.witness) == ("D7", "ink colour")
 
 

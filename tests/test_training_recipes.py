@@ -19,7 +19,7 @@ import pytest
 from tablecam.cli import main
 from tablecam.training import cli as training_cli
 from tablecam.training import locdata, train
-from tablecam.training.recipes import BackCheckRecipe, ClassifierRecipe, LocaliserRecipe, LocDataRecipe
+from tablecam.training.recipes import BackCheckRecipe, BidCardRecipe, ClassifierRecipe, LocaliserRecipe, LocDataRecipe
 
 
 @pytest.fixture
@@ -89,6 +89,19 @@ def test_locdata_flags_make_the_data_set_recipe(handed):
                                    cards=(2, 9), back_share=0.35, generated=60)
     assert recipe.renders_seed == 2
     assert main(["locdata"]) == 0 and handed["locdata"][0][1] == LocDataRecipe()
+
+
+def test_bidcards_flags_make_the_bid_card_recipe(monkeypatch, capsys):
+    from tablecam.training import bidcards
+
+    handed: list = []
+    monkeypatch.setattr(bidcards, "train", lambda out, r: handed.append((out, r)) or {"held_out": {}, "held_out_playing": {}})
+    assert bidcards.main(["--out", "o", "-n", "64", "--epochs", "2", "--seed", "3", "--designs", "8", "--held-out", "5",
+                          "--threads", "1", "--camera-share", "0.4", "--stacked-share", "0.3",
+                          "--playing-share", "0.1"]) == 0
+    assert handed[-1] == (Path("o"), BidCardRecipe(n=64, epochs=2, seed=3, designs=8, held_out=5, threads=1,
+                                                   camera_share=0.4, stacked_share=0.3, playing_share=0.1))
+    assert bidcards.main([]) == 0 and handed[-1][1] == BidCardRecipe()
 
 
 def test_a_recipe_cannot_change_once_made():

@@ -194,7 +194,7 @@ def test_a_card_seen_oblique_and_small_is_rectified_upright_through_its_outline(
     not a corner of the table or the card turned - so its label is right."""
     import cv2
 
-    from tablecam.training.synth import camera_view
+    from tablecam.training.camera_look import camera_view
 
     face = faces.render_face("SQ", "drawn-sans")
     pad = 60

@@ -26,6 +26,7 @@ import numpy as np
 
 from ..sim.bidding_box import design, draw_card, held_out_design, wear
 from .faces import HELD_OUT_DECKS
+from .recipes import BidCardRecipe
 from ..vision.bidcards import CARD_MM, CLASSES, STRIP_MM, STRIP_PX, judge_read
 from ..vision.classify import _softmax, crops_batch
 
@@ -216,7 +217,7 @@ def through_camera(canvas: np.ndarray, quad: np.ndarray, rng: np.random.Generato
     level digit a few pixels high arrives as the blur it is in the benchmark's 720p videos."""
     import cv2
 
-    from .synth import camera_faults
+    from .camera_look import camera_faults
 
     lo, hi = CAMERA_PX_PER_MM
     across = float(np.exp(rng.uniform(np.log(lo), np.log(hi))))
@@ -241,7 +242,7 @@ def through_camera(canvas: np.ndarray, quad: np.ndarray, rng: np.random.Generato
     for _ in range(turns):                                             # rows across the frame
         frame = np.ascontiguousarray(np.rot90(frame))                  # a quarter turn: (x, y) -> (y, W - 1 - x)
         q = np.stack([q[:, 1], frame.shape[0] - 1 - q[:, 0]], 1)
-    frame = camera_faults(frame, rng)                                 # synth's, without the sharpening
+    frame = camera_faults(frame, rng)                                 # without the sharpening halo
     w, h = STRIP_PX
     cut = cv2.getPerspectiveTransform(q.astype(np.float32), np.float32([[0, 0], [w - 1, 0], [w - 1, h - 1], [0, h - 1]]))
     return cv2.warpPerspective(frame, cut, (w, h), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
@@ -396,11 +397,14 @@ def check(models: list[Path], sure: tuple[float, ...] = (0.8, 0.85, 0.9), n_play
     return out
 
 
-def train(out: Path, n: int, epochs: int, seed: int, designs: int, heldout_n: int, threads: int,
-          width: int = 16, batch: int = 128, lr: float = 3e-3, camera_share: float = 0.0,
-          stacked_share: float = 0.0, playing_share: float = 0.0) -> dict:
+def train(out: Path, r: BidCardRecipe) -> dict:
+    """The bid-card reader made by recipe ``r`` (:class:`~tablecam.training.recipes.BidCardRecipe`),
+    exported to ``out/bid_card.onnx`` with its figures on held-out strips in ``bid_card.json``."""
     import torch
 
+    n, epochs, seed, designs, threads, batch, lr = r.n, r.epochs, r.seed, r.designs, r.threads, r.batch, r.lr
+    camera_share, stacked_share, playing_share = r.camera_share, r.stacked_share, r.playing_share
+    heldout_n = r.held_out
     torch.manual_seed(seed)
     torch.set_num_threads(threads)
     t0 = time.time()
@@ -409,7 +413,7 @@ def train(out: Path, n: int, epochs: int, seed: int, designs: int, heldout_n: in
                                   playing_share=playing_share))
     xv, yv = _cached(out / f"heldout-{heldout_n}-{seed}.npz", lambda: strips(heldout_n, seed + 1000, 8, held_out=True))
     print(f"rendered {n} training and {heldout_n} held-out strips in {time.time() - t0:.0f} s", file=sys.stderr)
-    net = build_net(len(CLASSES), width)
+    net = build_net(len(CLASSES), r.width)
     opt = torch.optim.AdamW(net.parameters(), lr=lr, weight_decay=1e-4)
     steps = epochs * math.ceil(n / batch)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=lr, total_steps=steps)
@@ -444,7 +448,7 @@ def train(out: Path, n: int, epochs: int, seed: int, designs: int, heldout_n: in
     pprobs = _softmax(reader.session.run(None, {reader.input: xp})[0])
     meta = {"classes": CLASSES, "input": {"width": w, "height": h, "layout": "NCHW BGR 0-1"},
             "recipe": {"command": " ".join(["python -m tablecam.training.bidcards", *sys.argv[1:]]), "n": n,
-                       "epochs": epochs, "seed": seed, "designs": designs, "width": width, "batch": batch,
+                       "epochs": epochs, "seed": seed, "designs": designs, "width": r.width, "batch": batch,
                        "lr": lr, "camera_share": camera_share, "stacked_share": stacked_share,
                        "playing_share": playing_share, "minutes": round((time.time() - t0) / 60, 1)},
             "held_out": {"designs": "8 of the FreeFont family (free-sans, free-serif), never trained on",
@@ -477,8 +481,9 @@ def main(argv: list[str] | None = None) -> int:
     if a.check:
         print(json.dumps(check(a.check), indent=1))
         return 0
-    meta = train(a.out, a.n, a.epochs, a.seed, a.designs, a.held_out, a.threads,
-                 camera_share=a.camera_share, stacked_share=a.stacked_share, playing_share=a.playing_share)
+    meta = train(a.out, BidCardRecipe(n=a.n, epochs=a.epochs, seed=a.seed, designs=a.designs, held_out=a.held_out,
+                                      threads=a.threads, camera_share=a.camera_share,
+                                      stacked_share=a.stacked_share, playing_share=a.playing_share))
     print(json.dumps({**meta["held_out"], "playing": meta["held_out_playing"]}))
     return 0
 

@@ -3,11 +3,11 @@
 A trained model ships with a JSON whose ``recipe`` field says how it was
 made, so that it can be made again.  The training functions take the same
 choices as one value per model - :class:`ClassifierRecipe`,
-:class:`BackCheckRecipe`, :class:`LocaliserRecipe`, and
-:class:`LocDataRecipe` for the localiser's training set - beside where to
+:class:`BackCheckRecipe`, :class:`LocaliserRecipe`, :class:`BidCardRecipe`,
+and :class:`LocDataRecipe` for the localiser's training set - beside where to
 write and whether to show progress, which change nothing in the model.  The
 command line (``tablecam train``, ``train-back-check``, ``train-localiser``,
-``locdata``) builds the recipe from its flags; the defaults here are the
+``locdata``, ``python -m tablecam.training.bidcards``) builds the recipe from its flags; the defaults here are the
 flags' defaults.
 
 Frozen, so a recipe handed to a stage is the recipe that stage recorded.
@@ -174,3 +174,28 @@ class LocDataRecipe:
     def renders_seed(self) -> int:
         """The seed the rendered scenes are drawn with."""
         return self.seed if self.scenes_seed is None else self.scenes_seed
+
+
+@dataclass(frozen=True)
+class BidCardRecipe:
+    """The bidding-box card reader (``python -m tablecam.training.bidcards``).
+
+    ``n`` training strips of ``designs`` drawn designs (``held_out`` strips of
+    the held-out designs checked after training); a share ``camera_share``
+    cut from low-resolution frames, ``stacked_share`` drawn from the stacked
+    designs only (level over the sign), ``playing_share`` cut from playing
+    cards of the training decks and labelled ``none``; ``width``: channels
+    of the first conv layer."""
+
+    n: int = 30000
+    epochs: int = 10
+    seed: int = 0
+    designs: int = 60
+    held_out: int = 4000
+    threads: int = 1
+    width: int = 16
+    batch: int = 128
+    lr: float = 3e-3
+    camera_share: float = 0.5
+    stacked_share: float = 0.25
+    playing_share: float = 0.0

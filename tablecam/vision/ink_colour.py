@@ -27,8 +27,9 @@ from typing import Mapping
 
 import numpy as np
 
-from .fusion import weigh_cards
+from .fusion import probs_dict, weigh_cards
 from .pips import PIP_REGION, ink_mask
+from .readers import Reading
 
 INDEX_REGIONS = ((0.0, 0.0, 0.32, 0.41), (0.68, 0.59, 1.0, 1.0))
 """The two index corners of a 250x350 rectified card (the classifier's 80x144 windows), as shares."""
@@ -154,5 +155,27 @@ def weigh_by_colour(probs: Mapping[str, float], suits: list[str], weight: float 
     return weigh_cards(probs, lambda c: len(c) == 2 and c[0] in suits, weight)
 
 
-__all__ = ["ink_shares", "colour_name", "ink_colour", "PackColours", "weigh_by_colour", "TWO_COLOURS",
+def coloured(r: Reading, crop: np.ndarray, pack: PackColours) -> Reading:
+    """A face read ``r`` checked against the colour of the print of ``crop`` (its rectified card).
+
+    Where the print of a read under :data:`LEARN_FROM` is in a colour the pack prints other suits in
+    (a spade's black pips read as the nine of diamonds at 0.81), the cards of those suits become
+    :data:`WEIGHT` times likelier and the read is uncertain (``witness="ink colour"``); a print of
+    the read's own colour, or of a colour no suit is known to have, leaves it as it is, and a read of
+    :data:`LEARN_FROM` or more teaches ``pack`` its suit's colour."""
+    if len(r.card) != 2 or r.card == "JK":
+        return r                                     # back, none, a joker: no suit to check
+    seen = ink_colour(crop, court=r.card[1] in "JQK")
+    suit = r.card[0]
+    others = pack.suits_in(seen) if seen is not None else []
+    if seen is None or pack.expected(suit) == seen or not others or r.conf >= LEARN_FROM:
+        if r.conf >= LEARN_FROM and r.witness is None:
+            pack.learn(suit, seen)
+        return r
+    p = weigh_by_colour(probs_dict(r.probs, r.classes), others)
+    card = max(p, key=p.__getitem__)
+    return Reading(card, p[card], p, None, witness="ink colour")
+
+
+__all__ = ["ink_shares", "colour_name", "ink_colour", "PackColours", "weigh_by_colour", "coloured", "TWO_COLOURS",
            "INDEX_REGIONS", "WEIGHT", "LEARN_FROM"]

@@ -48,7 +48,7 @@ from ..cards import Seat, parse_card, parse_seat
 from ..events import Event
 from ..findings import Finding
 from .bidcards import SURE as BID_SURE, BidRead
-from .ink_colour import LEARN_FROM as COLOUR_LEARN_FROM, PackColours, ink_colour, weigh_by_colour
+from .ink_colour import PackColours, coloured
 from .bidding import BiddingWatcher
 from .calibrate import Calibration, Lens, lens_if_bent
 from .camera import Frame
@@ -378,27 +378,6 @@ class CameraPipeline:
 
         return witnessed(r, [rq[0].card for rq in reads], crops, jokers=self.game in JOKER_GAMES)
 
-    def _with_colour(self, r: Reading, crop: np.ndarray) -> Reading:
-        """A face read checked against the colour of its print (:mod:`~tablecam.vision.ink_colour`).
-
-        Where the print of a read under 0.9 is in a colour the pack prints other suits in (a
-        spade's black pips read as the nine of diamonds at 0.81), the cards of those suits become
-        20 times likelier and the read is uncertain (``witness="ink colour"``); a print of the
-        read's own colour, or of a colour no suit is known to have, leaves it as it is, and a read
-        of 0.9 or more teaches the pack its suit's colour."""
-        if len(r.card) != 2 or r.card == "JK":
-            return r                                     # back, none, a joker: no suit to check
-        seen = ink_colour(crop, court=r.card[1] in "JQK")
-        suit = r.card[0]
-        others = self.pack_colours.suits_in(seen) if seen is not None else []
-        if seen is None or self.pack_colours.expected(suit) == seen or not others or r.conf >= COLOUR_LEARN_FROM:
-            if r.conf >= COLOUR_LEARN_FROM and r.witness is None:
-                self.pack_colours.learn(suit, seen)
-            return r
-        p = weigh_by_colour(probs_dict(r.probs, r.classes), others)
-        card = max(p, key=p.__getitem__)
-        return Reading(card, p[card], p, None, witness="ink colour")
-
     def classify(self, crop: np.ndarray) -> Reading:
         if self._classify is None:
             self._classify = default_classifier()
@@ -582,7 +561,7 @@ class CameraPipeline:
             if better is not None:
                 quad = better
         if len(r.card) == 2 and r.card != "JK":
-            r = self._with_colour(r, self.crop_card(frame.image, quad))
+            r = coloured(r, self.crop_card(frame.image, quad), self.pack_colours)   # its print's colour
         self.readings.append((frame.ts, zone.name, r.card, round(r.conf, 3)))
         if bidding is not None and self._bid_card(bidding, q_mm, frame, r):
             self.tracker.place(rest, {"kind": "bidding"}, quad)   # a bid card: the bidding watcher reads it
