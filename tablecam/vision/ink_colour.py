@@ -15,9 +15,9 @@ and little of its green and blue, black ink little of any.
 Which colour each suit is printed in belongs to the pack: red hearts and
 diamonds and black spades and clubs, or a four-colour pack's blue diamonds
 and green clubs.  :class:`PackColours` starts from the two-colour pack
-and learns each suit's colour from the cards read surely, so a four-colour
-pack's first sure diamond teaches it blue.  A colour no suit is expected
-to have says nothing.
+and learns each suit's colour from the cards read surely, so two sure
+diamonds of a four-colour pack teach it blue.  A colour no suit is
+expected to have says nothing.
 """
 
 from __future__ import annotations
