@@ -48,11 +48,11 @@ from ..cards import Seat, parse_card, parse_seat
 from ..events import Event
 from ..findings import Finding
 from .bidcards import SURE as BID_SURE, BidRead
-from .ink_colour import PackColours, coloured
 from .bidding import BiddingWatcher
 from .calibrate import Calibration, Lens, lens_if_bent
 from .camera import Frame
 from .fusion import HandBook, probs_dict
+from .ink_colour import PackColours, coloured
 from .tracker import Gone, Placed, Rest, StabilityTracker, order_quad
 from .readers import (Classifier, Localise, Reading, SecondOpinion, _as_reading, default_classifier,
                       default_localiser, default_second_opinion, localiser_input)
