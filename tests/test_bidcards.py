@@ -109,3 +109,16 @@ def test_no_playing_share_draws_the_recipe_before_it(monkeypatch):
     monkeypatch.setattr(bc, "PlayingFaces", refuse)
     now = bc.strips(12, seed=3, designs=8, camera_share=0.5, stacked_share=0.25, playing_share=0.0)
     assert np.array_equal(before[0], now[0]) and np.array_equal(before[1], now[1])
+
+
+def test_tuning_designs_are_drawn_as_training_designs_but_never_trained_on():
+    """The bidding bench's tuning variants lay bid cards of these: settings are chosen on designs the
+    reader has not seen, and the held-out family stays for judging."""
+    from tablecam.sim.bidding_box import TRAINED_DESIGNS, tuning_design
+    from tablecam.sim.cardfaces import FaceBank
+
+    d = tuning_design(3)
+    assert d.font_family in TRAIN_FONTS and d.seed >= TRAINED_DESIGNS and d == design(TRAINED_DESIGNS + 3)
+    drawn = FaceBank("plain", (63, 88), (45, 90), bid_design=3, bid_tuning=True).get("bid:2H")
+    held = FaceBank("plain", (63, 88), (45, 90), bid_design=3).get("bid:2H")
+    assert drawn.shape == held.shape and not np.array_equal(drawn, held)

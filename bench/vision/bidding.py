@@ -1,12 +1,15 @@
 """Bid cards read by the camera: the auction of simulated bridge tables, read into ``call`` events.
 
-    .venv/bin/python bench/vision/bidding.py [--videos 12] [--skip 4k] [--only 6,8,9,29,34,39] [--no-baseline] [--json OUT]
+    .venv/bin/python bench/vision/bidding.py [--videos 12] [--skip 4k] [--only 6,8,9,29,34,39] [--seed-offset 5000] [--no-baseline] [--json OUT]
 
 Each video is one of the video benchmark's bridge conditions
 (``bench/vision/video.py``: its surfaces, 480p to 4K, 0-45 degrees, wide
 lenses, props) rendered with ``--auction`` and one trick, so the bidding
 cards (a held-out bidding-box design per video) are laid, read and picked up
-before the play. ``tablecam camera`` runs on each; its ``call`` events are
+before the play. ``--seed-offset N`` renders the same conditions with other
+deals and scenes and bid cards of tuning designs (drawn as the training
+designs are, but never trained on): settings are chosen on those, and the
+set itself (offset 0) judges. ``tablecam camera`` runs on each; its ``call`` events are
 matched in order, seat by seat, with the truth file's.
 
 Reported: calls read right, confident wrong calls (a wrong call not marked
@@ -44,18 +47,28 @@ TUNED_ON = (6, 8, 9, 29, 34, 39)
 the others are looked at only to measure."""
 
 
-def auction_specs(n: int, skip: tuple[str, ...] = (), only: tuple[int, ...] = ()) -> list[VideoSpec]:
+def auction_specs(n: int, skip: tuple[str, ...] = (), only: tuple[int, ...] = (),
+                  seed_offset: int = 0) -> list[VideoSpec]:
     """The first ``n`` bridge videos of the video benchmark's set, one trick each (``skip``:
     resolutions left out, e.g. ``4k``, whose renders cost most on a shared machine; ``only``:
-    these indices of the set among them, e.g. :data:`TUNED_ON`)."""
+    these indices of the set among them, e.g. :data:`TUNED_ON`).  ``seed_offset``: the same
+    conditions with other deals, scenes and bidding-box designs, to tune on
+    (:func:`render_auction` draws their bid cards from the tuning designs).
+
+    >>> [s.name for s in auction_specs(2, seed_offset=5000)]
+    ['v00-black-cloth-480p-0deg-auction-s5000', 'v01-taped-layout-720p-45deg-auction-s5000']
+    """
     out = [dataclasses.replace(s, tricks=1, knock_at=None, name=s.name + "-auction")
            for i, s in enumerate(video_set(PLAYING_CARDS))
            if s.layout == "zones" and s.resolution not in skip and (not only or i in only)]
+    if seed_offset:
+        out = [dataclasses.replace(s, seed=s.seed + seed_offset, name=f"{s.name}-s{seed_offset}") for s in out]
     return out[:n]
 
 
-def render_auction(spec: VideoSpec, cache: Path = CACHE) -> Path:
-    """The video with its auction (cached), its truth beside it."""
+def render_auction(spec: VideoSpec, cache: Path = CACHE, tuning: bool = False) -> Path:
+    """The video with its auction (cached), its truth beside it; its bid cards a held-out design,
+    or with ``tuning`` (a tuning variant of :func:`auction_specs`) a tuning design."""
     from video import options
 
     from tablecam.sim.video import random_deal_log, render_video
@@ -64,7 +77,7 @@ def render_auction(spec: VideoSpec, cache: Path = CACHE) -> Path:
     out = cache / f"{spec.name}-{spec.key()}.mp4"
     if out.exists() and out.with_suffix(".truth.jsonl").exists():
         return out
-    opt = dataclasses.replace(options(spec), auction=True)
+    opt = dataclasses.replace(options(spec), auction=True, bid_designs="tuning" if tuning else "held-out")
     tmp = out.with_name(out.stem + ".part.mp4")
     render_video(random_deal_log(spec.seed, tricks=2, auction=True), tmp, opt)
     for suffix in (".truth.jsonl", ".meta.json"):
@@ -108,16 +121,19 @@ def main() -> int:
     ap.add_argument("--skip", nargs="*", default=[], help="resolutions left out (e.g. 4k)")
     ap.add_argument("--only", help="comma-separated indices of the video set (the tuning videos: "
                                    + ",".join(map(str, TUNED_ON)) + ")")
+    ap.add_argument("--seed-offset", type=int, default=0,
+                    help="the same conditions with other deals and scenes and bid cards of tuning designs "
+                         "(never trained on, not the held-out family): tune on these, judge on offset 0")
     a = ap.parse_args()
     rows = []
     totals: dict[str, dict[str, int]] = {}
     t0 = time.perf_counter()
     only = tuple(int(k) for k in a.only.split(",")) if a.only else ()
-    for spec in auction_specs(a.videos, tuple(a.skip), only):
+    for spec in auction_specs(a.videos, tuple(a.skip), only, a.seed_offset):
         group = "480p" if spec.resolution == "480p" else "720p and up"
         runs = [(spec, group)] + ([] if a.no_baseline else [(classic_of(spec), "classic (baseline)")])
         for sp, g in runs:
-            video = render_auction(sp)
+            video = render_auction(sp, tuning=bool(a.seed_offset))
             truth = [json.loads(line) for line in video.with_suffix(".truth.jsonl").read_text().splitlines()]
             got = run_camera(video, "bridge")
             calls = [e for e in got["events"] if e.get("type") == "call"]

@@ -124,6 +124,21 @@ def held_out_design(k: int) -> BidDesign:
     return _design(k, HELD_OUT_FONTS, 2)
 
 
+TRAINED_DESIGNS = 60
+"""The bid-card reader trains on ``design(0)`` ... ``design(59)`` (``bidcards --designs``)."""
+
+
+def tuning_design(k: int) -> BidDesign:
+    """The ``k``-th tuning design: drawn as the training designs are, but one the reader never trained
+    on (``design(60)`` and on), so that settings are chosen on designs it has not seen and the
+    held-out family stays for judging.
+
+    >>> tuning_design(0).seed, tuning_design(0).font_family in TRAIN_FONTS
+    (60, True)
+    """
+    return design(TRAINED_DESIGNS + k % 1000)
+
+
 SUIT_INK = {"S": (20, 20, 20), "H": (200, 20, 30), "D": (200, 20, 30), "C": (20, 20, 20)}
 FOUR_INK = {"S": (20, 20, 20), "H": (200, 20, 30), "D": (230, 120, 10), "C": (20, 130, 40)}
 

@@ -63,10 +63,11 @@ class FaceBank:
     """Card images at the plane's resolution, rendered once per card (and bidding cards, ``bid:<call>``)."""
 
     def __init__(self, deck: str, size: tuple[int, int], bid_size: tuple[int, int] | None = None,
-                 bid_design: int = 0) -> None:
+                 bid_design: int = 0, bid_tuning: bool = False) -> None:
         self.deck, self.size = deck, size
         self.bid_size = bid_size or (max(8, int(size[0] * 45 / 63)), max(8, int(size[1] * 90 / 88)))
         self.bid_design = bid_design          # which held-out bidding-box design (tablecam.sim.bidding_box)
+        self.bid_tuning = bid_tuning          # a tuning design instead (bidding_box.tuning_design)
         self.cache: dict[str, np.ndarray] = {}
         self._render = None
         if deck != "plain":
@@ -81,9 +82,10 @@ class FaceBank:
 
         if card not in self.cache:
             if card.startswith("bid:"):
-                from .bidding_box import draw_card, held_out_design
+                from .bidding_box import draw_card, held_out_design, tuning_design
 
-                face = draw_card(card[4:], held_out_design(self.bid_design))[..., ::-1]   # RGB -> BGR
+                drawn = (tuning_design if self.bid_tuning else held_out_design)(self.bid_design)
+                face = draw_card(card[4:], drawn)[..., ::-1]   # RGB -> BGR
                 self.cache[card] = cv2.resize(np.ascontiguousarray(face), self.bid_size, interpolation=cv2.INTER_AREA)
                 return self.cache[card]
             img = None

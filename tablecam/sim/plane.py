@@ -66,7 +66,8 @@ class TablePlane:
         cw, ch = opt.card_mm
         self.card_px = (int(round(cw * p)), int(round(ch * p)))
         bid_px = (int(round(BID_MM[0] * p)), int(round(BID_MM[1] * p)))
-        self.faces = FaceBank(opt.deck, self.card_px, bid_px, bid_design=opt.seed)
+        self.faces = FaceBank(opt.deck, self.card_px, bid_px, bid_design=opt.seed,
+                              bid_tuning=opt.bid_designs == "tuning")
         self.card_mask = rounded_mask(*self.card_px, int(3.5 * p))
         self.bid_mask = rounded_mask(*bid_px, int(3 * p))
         prng = np.random.default_rng(opt.seed + 101)

@@ -66,6 +66,8 @@ class SimOptions:
     held_hands: bool = False          # players hold their remaining cards in a fan at the table's edge
     dealer_pack: bool = False         # the dealer's hand with the pack crosses the table at the start
     auction: bool = False             # calls are shown with bidding cards (the log's call events)
+    bid_designs: str = "held-out"     # their design: "held-out" (a typeface family the reader never
+                                      # trained on, to judge) or "tuning" (bidding_box.tuning_design)
 
     @classmethod
     def real(cls, **kw: Any) -> "SimOptions":
