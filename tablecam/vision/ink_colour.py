@@ -6,7 +6,7 @@ spade for a diamond as readily as for a club.  The colour of the print
 survives where the shape does not: a pip of a number card is 10-15 frame
 pixels, and even H.264's quarter-size colour keeps it red or black.
 
-The ink is found as :func:`~tablecam.vision.pips.ink_mask` finds it (each
+The ink is found where :func:`~tablecam.vision.pips.ink_in` finds it (each
 pixel's darkest channel against the paper around it) and compared channel
 by channel with the paper beside it, so the camera's white balance, which
 tints paper and ink alike, cancels: red ink keeps most of the paper's red
@@ -28,7 +28,7 @@ from typing import Mapping
 import numpy as np
 
 from .fusion import probs_dict, weigh_cards
-from .pips import PIP_REGION, ink_mask
+from .pips import PIP_REGION, ink_in
 from .readers import Reading
 
 INDEX_REGIONS = ((0.0, 0.0, 0.32, 0.41), (0.68, 0.59, 1.0, 1.0))
@@ -58,14 +58,10 @@ def ink_shares(card_bgr: np.ndarray, region: tuple[float, float, float, float] =
                ) -> tuple[float, float, float] | None:
     """The ink in ``region`` (shares of the card) of a rectified card as the share of the paper's
     blue, green and red it keeps; None with too little ink (or too little paper) to say."""
-    import cv2
-
-    if card_bgr is None or card_bgr.ndim != 3 or card_bgr.size == 0:
+    middle = ink_in(card_bgr, region)
+    if middle is None:
         return None
-    small = cv2.resize(card_bgr, (125, 175), interpolation=cv2.INTER_AREA)
-    x0, y0, x1, y1 = (int(round(v * s)) for v, s in zip(region, (125, 175, 125, 175)))
-    patch = small[y0:y1, x0:x1].astype(np.float32)
-    ink = ink_mask(small)[y0:y1, x0:x1] > 0
+    patch, ink = middle[0].astype(np.float32), middle[1] > 0
     if ink.sum() < MIN_INK * ink.size or (~ink).sum() < 0.3 * ink.size:
         return None
     paper = np.median(patch[~ink], axis=0)

@@ -25,7 +25,7 @@ from typing import Iterable, Mapping
 import numpy as np
 
 from .fusion import probs_dict, weigh_cards
-from .pips import RANK_OF_COUNT, count_pips, signs
+from .pips import RANK_OF_COUNT, pip_count, signs
 from .readers import Reading
 
 WEIGHT = 20.0
@@ -56,7 +56,11 @@ def centre_pip(card_bgr: np.ndarray) -> bool:
     >>> centre_pip(card), centre_pip(np.full((350, 250, 3), 235, np.uint8))
     (True, False)
     """
-    found = signs(card_bgr)
+    return _lone_centre(signs(card_bgr))
+
+
+def _lone_centre(found: list[tuple[float, float, float, float]] | None) -> bool:
+    """:func:`centre_pip` from the card's :func:`~tablecam.vision.pips.signs`, already found."""
     if found is None or len(found) != 1:
         return False
     area, cx, cy, long_over_short = found[0]
@@ -64,11 +68,13 @@ def centre_pip(card_bgr: np.ndarray) -> bool:
 
 
 def marks(card_bgr: np.ndarray) -> int | None:
-    """The signs in the middle of a rectified card: 2-10 pips, 1 for an ace's lone sign, else None."""
-    n = count_pips(card_bgr)
+    """The signs in the middle of a rectified card: 2-10 pips, 1 for an ace's lone sign, else None
+    (its signs found once for both)."""
+    found = signs(card_bgr)
+    n = pip_count(found)
     if n is not None:
         return n
-    return 1 if centre_pip(card_bgr) else None
+    return 1 if _lone_centre(found) else None
 
 
 def pip_vote(counts: Iterable[int | None], reads: Iterable[str]) -> int | None:

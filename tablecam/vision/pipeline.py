@@ -340,8 +340,9 @@ class CameraPipeline:
             return None                      # the edges of something else
         return order_quad(fit)
 
-    def read(self, img: np.ndarray, rest: Rest) -> tuple[Reading, np.ndarray]:
-        """The surest read among the outlines the tracker offers, and the outline it came from.
+    def read(self, img: np.ndarray, rest: Rest) -> tuple[Reading, np.ndarray, np.ndarray]:
+        """The surest read among the outlines the tracker offers, the outline it came from and the
+        card cut through it.
 
         A face read beats ``back`` and ``none`` when it is sure (over
         ``uncertain_below``): an outline cut partly off the card reads as
@@ -369,8 +370,8 @@ class CameraPipeline:
                 return (2, r.conf)
             return (1 if r.card == "back" else 0, r.conf)
 
-        best = max(reads, key=rank)
-        return self._with_pips(best[0], reads, crops), best[1]
+        i = max(range(len(reads)), key=lambda k: rank(reads[k]))
+        return self._with_pips(reads[i][0], reads, crops), reads[i][1], crops[i]
 
     def _with_pips(self, r: Reading, reads: list[tuple[Reading, np.ndarray]], crops: list[np.ndarray]) -> Reading:
         """An unsure read re-ranked by the pips the outlines count (:func:`~tablecam.vision.pip_vote.witnessed`)."""
@@ -551,7 +552,7 @@ class CameraPipeline:
             self.tracker.place(rest, {"kind": "outside"})
             return []
         try:
-            r, quad = self.read(frame.image, rest)
+            r, quad, crop = self.read(frame.image, rest)
         except (ValueError, ArithmeticError, IndexError) as e:   # a degenerate crop: skip this reading only
             self.errors.append(f"frame {frame.index}: cannot read the card at {cx:.0f},{cy:.0f} mm: {e}")
             return []
@@ -559,9 +560,8 @@ class CameraPipeline:
         if fine and (r.card != "back" or r.conf < SURE_BACK):
             r, better = self.second_look(frame.image, quad, r)
             if better is not None:
-                quad = better
-        if len(r.card) == 2 and r.card != "JK":
-            r = coloured(r, self.crop_card(frame.image, quad), self.pack_colours)   # its print's colour
+                quad, crop = better, self.crop_card(frame.image, better)
+        r = coloured(r, crop, self.pack_colours)        # checked against its print's colour
         self.readings.append((frame.ts, zone.name, r.card, round(r.conf, 3)))
         if bidding is not None and self._bid_card(bidding, q_mm, frame, r):
             self.tracker.place(rest, {"kind": "bidding"}, quad)   # a bid card: the bidding watcher reads it

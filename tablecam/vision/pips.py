@@ -60,7 +60,11 @@ def count_pips(card_bgr: np.ndarray, region: tuple[float, float, float, float] =
     >>> count_pips(np.full((350, 250, 3), 235, np.uint8)) is None
     True
     """
-    found = signs(card_bgr, region)
+    return pip_count(signs(card_bgr, region), spread)
+
+
+def pip_count(found: list[tuple[float, float, float, float]] | None, spread: float = 2.2) -> int | None:
+    """:func:`count_pips` from the card's :func:`signs`, already found."""
     if found is None:
         return None
     blobs = sorted(share for share, _, _, _ in found)
@@ -78,12 +82,10 @@ def signs(card_bgr: np.ndarray, region: tuple[float, float, float, float] = PIP_
     height, elongation the long side of its bounding box over the short; None for no picture."""
     import cv2
 
-    if card_bgr is None or card_bgr.ndim != 3 or card_bgr.size == 0:
+    middle = ink_in(card_bgr, region)
+    if middle is None:
         return None
-    # half the rectified size: a pip is still 15 pixels or more, at a quarter of the work
-    card_bgr = cv2.resize(card_bgr, (125, 175), interpolation=cv2.INTER_AREA)
-    x0, y0, x1, y1 = (int(round(v * s)) for v, s in zip(region, (125, 175, 125, 175)))
-    mask = ink_mask(card_bgr)[y0:y1, x0:x1]
+    mask = middle[1]
     n, _, stats, centres = cv2.connectedComponentsWithStats(mask, connectivity=8)
     h, w = mask.shape
     out = []
@@ -94,6 +96,20 @@ def signs(card_bgr: np.ndarray, region: tuple[float, float, float, float] = PIP_
             out.append((a / (w * h), float(centres[i][0]) / w, float(centres[i][1]) / h,
                         max(bw, bh) / max(1, min(bw, bh))))
     return out
+
+
+def ink_in(card_bgr: np.ndarray, region: tuple[float, float, float, float] = PIP_REGION
+           ) -> tuple[np.ndarray, np.ndarray] | None:
+    """``region`` (shares of the card) of a rectified card at half its size, and its ink
+    (:func:`ink_mask`, uint8): what the pips are counted in and their colour measured on; None for
+    no picture.  Half the rectified size: a pip is still 15 pixels or more, at a quarter of the work."""
+    import cv2
+
+    if card_bgr is None or card_bgr.ndim != 3 or card_bgr.size == 0:
+        return None
+    small = cv2.resize(card_bgr, (125, 175), interpolation=cv2.INTER_AREA)
+    x0, y0, x1, y1 = (int(round(v * s)) for v, s in zip(region, (125, 175, 125, 175)))
+    return small[y0:y1, x0:x1], ink_mask(small)[y0:y1, x0:x1]
 
 
 def with_pips(probs: np.ndarray, classes: list[str], count: int | None, ratio: float = 20.0) -> np.ndarray:
@@ -126,4 +142,4 @@ def with_pips(probs: np.ndarray, classes: list[str], count: int | None, ratio: f
     return (out / out.sum()).astype(np.asarray(probs).dtype)
 
 
-__all__ = ["count_pips", "signs", "with_pips", "ink_mask", "PIP_REGION"]
+__all__ = ["count_pips", "pip_count", "signs", "ink_in", "with_pips", "ink_mask", "PIP_REGION"]

@@ -366,14 +366,13 @@ def outline_quad(image: np.ndarray, box: tuple[float, float, float, float], grow
     """
     import cv2
 
-    from .localise import order_quad
+    from .localise import _whiteness, order_quad
 
     around = _around(image, box, grow)
     if around is None:
         return None
     cx1, cy1, cx2, cy2 = around
-    hsv = cv2.cvtColor(cv2.GaussianBlur(image[cy1:cy2, cx1:cx2], (3, 3), 0), cv2.COLOR_BGR2HSV)
-    white = np.clip(hsv[..., 2].astype(np.int16) - hsv[..., 1], 0, 255).astype(np.uint8)
+    white = _whiteness(cv2.GaussianBlur(image[cy1:cy2, cx1:cx2], (3, 3), 0))
     _, mask = cv2.threshold(white, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
     mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, np.ones((5, 5), np.uint8))
     cnts, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
