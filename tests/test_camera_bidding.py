@@ -143,3 +143,89 @@ def test_law_17_a_first_bid_card_whose_outline_is_off_is_still_found_by_looking_
     wide = w.bid_card_at(zone, outline, table, cut, wide=True)
     assert narrow is None or narrow.call != "1H" or narrow.conf < 0.25
     assert wide is not None and wide.call == "1H" and wide.conf >= 0.8
+
+
+def _laid(table: np.ndarray, face: np.ndarray, size_mm: tuple[float, float], p: float) -> np.ndarray:
+    """``table`` with ``face`` laid in South's bidding zone, its top towards the centre."""
+    import cv2
+
+    out = table.copy()
+    w, h = int(size_mm[0] * p), int(size_mm[1] * p)
+    x0, y0 = int((300 - size_mm[0] / 2) * p), int(430 * p)
+    out[y0:y0 + h, x0:x0 + w] = cv2.resize(np.ascontiguousarray(face), (w, h), interpolation=cv2.INTER_AREA)
+    return out
+
+
+@needs_model
+@pytest.mark.parametrize("card_mm", [(63.0, 88.0), (57.0, 89.0)])
+def test_law_41_an_opening_lead_laid_where_calls_lie_is_no_call(card_mm):
+    """A table without bidding boxes: the opening lead, the seven of hearts (whose top the
+    bid-card reader may take for ``7H``), is laid in South's bidding zone. It is as wide as a
+    playing card (poker or bridge size), not a 45 mm bid card: the watcher reads no call from
+    it and tells the pipeline it is a playing card, which then ends the auction with a play."""
+    import cv2
+
+    from tablecam.sim.cardfaces import plain_face
+
+    p = 3.0
+    cfg = CameraConfig.load().replace(table={"card_mm": list(card_mm)})
+    table = np.full((600 * int(p), 600 * int(p), 3), (60, 110, 40), np.uint8)
+    laid = _laid(table, plain_face("H7")[::-1, ::-1], card_mm, p)
+    w = BiddingWatcher(cfg, "bridge")
+    zone = next(x.zone for x in w.watches if x.zone.seat == Seat.S)
+    out = []
+    for img in [table] * 3 + [laid] * (cfg.stable_frames + 3):
+        view = cv2.resize(img, None, fx=cfg.px_per_mm / p, fy=cfg.px_per_mm / p, interpolation=cv2.INTER_AREA)
+        out += w.update(view, img, _top_down(img, p))
+    assert out == []
+    assert w.laid_playing_card(zone)
+
+
+@needs_model
+def test_law_17_a_bid_card_is_no_playing_card_by_its_width():
+    """The same place, a 45 mm bid card: it is read as the call, and is not taken for a playing card."""
+    import cv2
+
+    from tablecam.sim.bidding_box import draw_card, held_out_design
+    from tablecam.vision.bidcards import CARD_MM
+
+    p = 3.0
+    cfg = CameraConfig.load()
+    table = np.full((600 * int(p), 600 * int(p), 3), (60, 110, 40), np.uint8)
+    laid = _laid(table, draw_card("4S", held_out_design(2))[..., ::-1], CARD_MM, p)
+    w = BiddingWatcher(cfg, "bridge")
+    zone = next(x.zone for x in w.watches if x.zone.seat == Seat.S)
+    out = []
+    for img in [table] * 3 + [laid] * (cfg.stable_frames + 3):
+        view = cv2.resize(img, None, fx=cfg.px_per_mm / p, fy=cfg.px_per_mm / p, interpolation=cv2.INTER_AREA)
+        out += w.update(view, img, _top_down(img, p))
+    assert [(e["seat"], e["call"]) for e in out] == [(Seat.S, "4S")]
+    assert not w.laid_playing_card(zone) and 40 <= (next(x for x in w.watches if x.zone is zone).width or 0) <= 50
+
+
+class _FaintReader:
+    """A bid-card reader that reads every strip weakly: a level digit a few pixels high."""
+
+    def read(self, strips, before=None):
+        from tablecam.vision.bidcards import BidRead
+
+        return [BidRead("5N", 0.16, [("5N", 0.16), ("3N", 0.15), ("6N", 0.12)], True) for _ in strips]
+
+
+@pytest.mark.parametrize("size_mm, calls", [((45.0, 90.0), [("5N", True, ["5N", "3N", "6N"])]), ((63.0, 88.0), [])])
+def test_law_17_a_bid_card_read_faintly_is_still_a_call_said_unsure(size_mm, calls):
+    """A card as wide as a bid card whose strip reads only faintly is still a call: it goes out
+    unsure with its candidates (the auction keeps its count of calls, so its end is seen), never
+    dropped; a card as wide as a playing card read as faintly is no call."""
+    import cv2
+
+    p = 3.0
+    cfg = CameraConfig.load()
+    table = np.full((600 * int(p), 600 * int(p), 3), (60, 110, 40), np.uint8)
+    laid = _laid(table, np.full((90, 45, 3), 235, np.uint8), size_mm, p)
+    w = BiddingWatcher(cfg, "bridge", reader=_FaintReader())
+    out = []
+    for img in [table] * 3 + [laid] * (cfg.stable_frames + 3):
+        view = cv2.resize(img, None, fx=cfg.px_per_mm / p, fy=cfg.px_per_mm / p, interpolation=cv2.INTER_AREA)
+        out += w.update(view, img, _top_down(img, p))
+    assert [(e["call"], e.get("uncertain", False), e.get("candidates")) for e in out] == calls

@@ -17,7 +17,7 @@ the board's last trick has been turned.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Callable
 
 import numpy as np
@@ -85,6 +85,7 @@ class ZoneWatch:
     quiet: int = 0
     moved: bool = False
     strips: list[np.ndarray] = field(default_factory=list)   # centres (mm) of the strips read, in order
+    width: float | None = None     # how wide (mm) the last new thing laid here was, when it could be told
 
 
 NEW_CARD_CHANGE = 10.0
@@ -157,6 +158,10 @@ class BiddingWatcher:
             if not w.moved or w.quiet < self.cfg.stable_frames:
                 continue
             w.moved = False
+            w.width = self._width(w, patch)
+            if self.playing_card_wide(w.width):
+                w.ref = patch                            # a playing card laid here: nothing to read
+                continue
             call = self._new_card(w, patch, origin, frame_img, cut)
             if call is not None:
                 out.append(call)
@@ -165,11 +170,80 @@ class BiddingWatcher:
             w.ref = patch
         return out
 
+    def _width(self, w: ZoneWatch, patch: np.ndarray) -> float | None:
+        """How wide (mm, across the caller's row) the new thing laid in ``w`` since its still picture is:
+        the median width of what changed, slice by slice along the row, so that a corner shadow or a
+        finger does not widen it. None where it cannot be told: nothing card-sized changed, or the
+        change spans the zone from side to side (the light or the layout's own print changed with it)."""
+        if w.ref is None or w.zone.seat is None or w.ref.shape != patch.shape:
+            return None
+        px = self._changed_card(w, patch)
+        if px is None:
+            return None
+        p = self.cfg.px_per_mm
+        up = np.array(UP[w.zone.seat])
+        pts = px / p
+        along, across = np.round(pts @ up / 2.0), pts @ np.array([-up[1], up[0]])
+        widths = [float(np.ptp(across[along == b])) for b in np.unique(along) if np.sum(along == b) > 3]
+        if not widths:
+            return None
+        width = float(np.median(widths)) + 1 / p                        # pixel centres to card edges
+        side = w.zone.rect[2] if up[0] == 0 else w.zone.rect[3]         # the zone across the row
+        return None if width >= side - 4.0 else width
+
+    def _changed_card(self, w: ZoneWatch, patch: np.ndarray, threshold: float | None = None,
+                      close: int = 0) -> np.ndarray | None:
+        """The pixels (x, y in the patch) of the largest patch that changed since ``w``'s still picture
+        (at ``threshold``, gaps up to ``close`` px closed), or None where nothing card-sized changed."""
+        import cv2
+
+        assert w.ref is not None
+        p = self.cfg.px_per_mm
+        diff = cv2.morphologyEx(self._changed(patch, w.ref, threshold).astype(np.uint8), cv2.MORPH_OPEN,
+                                np.ones((2, 2), np.uint8))
+        if close:
+            diff = cv2.morphologyEx(diff, cv2.MORPH_CLOSE, np.ones((close, close), np.uint8))
+        n, labels, stats, _ = cv2.connectedComponentsWithStats(diff)
+        if n < 2:
+            return None
+        k = 1 + int(np.argmax(stats[1:, cv2.CC_STAT_AREA]))
+        if stats[k, cv2.CC_STAT_AREA] < 0.3 * CARD_MM[0] * CARD_MM[1] * p * p:
+            return None
+        ys, xs = np.nonzero(labels == k)
+        return np.stack([xs, ys], 1)
+
+    def playing_card_wide(self, width: float | None) -> bool:
+        """Whether a thing ``width`` mm wide is a playing card, not a bid card: nearer the pack's width
+        (the config's ``card_mm``, 57-63 mm) than a bid card's (:data:`CARD_MM`, 45 mm).
+
+        >>> w = BiddingWatcher(CameraConfig(), "bridge")
+        >>> w.playing_card_wide(47.0), w.playing_card_wide(60.0), w.playing_card_wide(None)
+        (False, True, False)
+        """
+        return width is not None and width >= (CARD_MM[0] + min(self.cfg.card_mm)) / 2
+
+    def bid_card_wide(self, width: float | None) -> bool:
+        """Whether a thing ``width`` mm wide is a bid card (:data:`CARD_MM`) by its width: a call laid
+        whose strip reads weakly (a level digit a few pixels high) is still a call, said unsure with its
+        candidates, so that the auction keeps its count of calls and its end.
+
+        >>> w = BiddingWatcher(CameraConfig(), "bridge")
+        >>> w.bid_card_wide(46.0), w.bid_card_wide(60.0), w.bid_card_wide(20.0), w.bid_card_wide(None)
+        (True, False, False, False)
+        """
+        return width is not None and 0.8 * CARD_MM[0] <= width and not self.playing_card_wide(width)
+
+    def laid_playing_card(self, zone: Zone) -> bool:
+        """Whether what was last laid in ``zone`` is a playing card by its width: measured now against
+        the zone's still picture when the watcher has not yet looked at it, else as it measured it."""
+        w = next((w for w in self.watches if w.zone is zone), None)
+        if w is None:
+            return False
+        return self.playing_card_wide(self._width(w, w.last) if w.moved and w.last is not None else w.width)
+
     def _bottoms(self, w: ZoneWatch, patch: np.ndarray, origin: tuple[int, int]) -> list[np.ndarray]:
         """Where the new card's lower edge may lie (its middle, table mm): from what changed, and
         one strip nearer the caller than the last strip read in this row."""
-        import cv2
-
         assert w.ref is not None and w.zone.seat is not None
         p = self.cfg.px_per_mm
         up = np.array(UP[w.zone.seat])
@@ -179,18 +253,10 @@ class BiddingWatcher:
         # The patch at the motion threshold; and, for a card the colour of the cloth (whose print and
         # edges change, its body hardly), at a low threshold with print and edges joined into one patch.
         for threshold, close in ((None, 0), (NEW_CARD_CHANGE, int(9 * p) | 1)):
-            diff = cv2.morphologyEx(self._changed(patch, w.ref, threshold).astype(np.uint8), cv2.MORPH_OPEN,
-                                    np.ones((2, 2), np.uint8))
-            if close:
-                diff = cv2.morphologyEx(diff, cv2.MORPH_CLOSE, np.ones((close, close), np.uint8))
-            n, labels, stats, _ = cv2.connectedComponentsWithStats(diff)
-            if n < 2:
-                continue
-            k = 1 + int(np.argmax(stats[1:, cv2.CC_STAT_AREA]))
-            if stats[k, cv2.CC_STAT_AREA] < 0.3 * CARD_MM[0] * CARD_MM[1] * p * p:
+            px = self._changed_card(w, patch, threshold, close)
+            if px is None:
                 continue                                                        # a chip, a finger: not a card
-            ys, xs = np.nonzero(labels == k)
-            pts = np.stack([xs + origin[0], ys + origin[1]], 1) / p              # table mm
+            pts = (px + np.array(origin)) / p                                   # table mm
             along = pts @ up
             low = pts[along <= np.quantile(along, 0.03)]                        # the caller's end of the patch
             right = np.array([-up[1], up[0]])
@@ -213,9 +279,9 @@ class BiddingWatcher:
         for r, q in zip(reads, quads):
             if r.call in CALLS and (best is None or (not r.uncertain, r.conf) > (not best[0].uncertain, best[0].conf)):
                 best = (r, q)
-        if best is None or best[0].conf < self.cfg.min_conf:
+        if best is None or (best[0].conf < self.cfg.min_conf and not self.bid_card_wide(w.width)):
             return None                                  # STOP, ALERT, or not a bid card
-        read = best[0]
+        read = best[0] if best[0].conf >= self.cfg.min_conf else replace(best[0], uncertain=True)
         self.calls.append(read.call)
         if not read.uncertain:
             self.sure.append(read.call)                  # only sure reads judge the calls after them

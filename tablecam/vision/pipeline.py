@@ -691,7 +691,8 @@ class CameraPipeline:
                 bid, seen = wide, True
         held = any(c[1].get("zone") == bidding.name and not c[1].get("uncertain")   # the watcher has just
                    for c in self.pending_calls)                                     # read a sure call here
-        if unsure:      # a bid card where a call is seen or held, or once the auction has begun
+        wide = self.bidding.laid_playing_card(bidding)    # as wide as a playing card: not a bid card
+        if unsure and not wide:      # a bid card where a call is seen or held, or once the auction has begun
             return seen or begun or held
         alike = seen and _alike(bid, r.card)
         if r.card == "JK":
@@ -702,7 +703,7 @@ class CameraPipeline:
             # card, reads one's top as a call (a heart as 7H, surely at times), and the watcher's read
             # of this place was that card.
             bid_card = alike or (seen and bid.conf >= BID_SURE)
-        if bid_card:
+        if bid_card and not wide:
             return True
         self.pending_calls = [c for c in self.pending_calls if c[1].get("zone") != bidding.name]
         self.bidding.close()
