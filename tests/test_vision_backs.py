@@ -123,3 +123,33 @@ def test_the_checked_reader_stands_in_for_the_classifier():
     reader = BackCheckedReader(_Corners(_read(back=0.5, none=0.5)), _Check(0.9))
     assert reader.classes == CLASSES and reader.corner_box == (0, 0, 80, 144)
     assert copy.copy(reader).low == reader.low
+
+
+def test_a_back_reaching_out_of_the_picture_is_cut_by_its_edge():
+    from tablecam.vision.backs import cut_by_edge
+
+    card = np.array([[100, 50], [200, 50], [200, 190], [100, 190]], np.float32)
+    assert not cut_by_edge(card, 640, 480, 0.05)
+    assert not cut_by_edge(card - [0, 54], 640, 480, 0.05)       # 4 px out: a quad a little loose
+    for moved in ([0, -120], [-150, 0], [480, 0], [0, 330]):        # out at each edge
+        assert cut_by_edge(card + moved, 640, 480, 0.05), moved
+
+
+@pytest.mark.skipif(not CHECK.exists(), reason="no shipped back check in models/")
+def test_a_rendered_back_at_an_angle_whole_in_the_picture_is_still_a_back():
+    """A two-way back (``anglo``'s lattice) turned 30 degrees on felt, a face
+    card beside it, its corners touching the picture's top and bottom
+    edges: reported (a localiser's quad may poke out by a few pixels)."""
+    from tablecam.training.faces import render_face
+    from tablecam.vision.detector import load_detector
+
+    img = np.full((420, 560, 3), (40, 110, 30), np.uint8)
+    for code, centre, turn in (("back", (150, 210), 30), ("SA", (420, 210), -10)):
+        face = render_face(code, "anglo")
+        m = cv2.getRotationMatrix2D((125, 175), turn, 1.0)
+        m[:, 2] += np.array(centre) - (125, 175)
+        warped = cv2.warpAffine(face, m, (560, 420))
+        mask = cv2.warpAffine(np.full((350, 250), 255, np.uint8), m, (560, 420))
+        img[mask > 0] = warped[mask > 0]
+    img = cv2.resize(img, None, fx=0.8, fy=0.8, interpolation=cv2.INTER_AREA)
+    assert sorted(d.card for d in load_detector().detect(img)) == ["SA", "back"]

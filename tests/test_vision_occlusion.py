@@ -7,7 +7,7 @@ import math
 import numpy as np
 
 from tablecam.vision.detector import Detection
-from tablecam.vision.occlusion import contradicts, drop_hidden, seen_share
+from tablecam.vision.occlusion import contradicts, drop_hidden, seen_share, within
 
 
 def card(cx: float, cy: float, turn: float = 0.0, width: float = 100.0) -> np.ndarray:
@@ -98,3 +98,20 @@ def test_second_read_of_a_found_card_is_dropped_in_a_rendered_pile():
     assert sorted(d.card for d in detector.detect(scene.image)) == truth
     detector.settings = detector.settings.model_copy(update={"hidden_seen": 0})
     assert sorted(d.card for d in detector.detect(scene.image)) == sorted(truth + ["C3"])
+
+
+def test_a_smaller_card_inside_a_surer_ones_outline_is_a_part_of_it():
+    """A rectangle inside the king of spades (edje IMG_2638), turned 20
+    degrees and two thirds of its size, read the king's index as a four."""
+    king = det("SK", 0.96, card(200, 200))
+    part = det("S4", 0.80, card(205, 207, turn=0.35, width=78))
+    assert within(part.quad, king.quad) and not within(king.quad, part.quad)
+    assert drop_hidden([king, part]) == [king]
+
+
+def test_a_card_on_a_card_of_its_size_is_no_part_of_it():
+    """Cards of one pack are one size: a card turned over another, mostly
+    on it, is two cards."""
+    under = det("D9", 0.95, card(200, 200))
+    top = det("CQ", 0.7, card(205, 200, turn=0.15))
+    assert not within(top.quad, under.quad)

@@ -20,6 +20,13 @@ and wrong quads labelled ``none`` (:func:`back_views`).  The detector asks
 it only about reads the corner classifier leaned to ``back`` or ``none``
 with some weight on ``back`` (:class:`BackCheckedReader`).  Its training
 views are drawn by :mod:`tablecam.training.backdata`.
+
+A back is told by nothing but its whole pattern, so a still's back must lie
+whole in the picture (:func:`cut_by_edge`): the part of a quad beyond the
+picture's edge is warped from the edge's own pixels smeared outwards, a
+striped picture the check never saw (a heating grille cut by the top edge
+of edje ``IMG_2545`` read as a back at 1.00).  A face card cut so is still
+read by its index.
 """
 
 from __future__ import annotations
@@ -58,6 +65,21 @@ class BackCheck:
             return np.zeros((0, len(self.classes)), np.float32)
         x = np.stack([card_view(c) for c in cards]).astype(np.float32) / 255.0
         return _softmax(self.session.run(None, {self.input_name: x})[0])
+
+
+def cut_by_edge(quad: np.ndarray, width: int, height: int, share: float) -> bool:
+    """Whether ``quad`` reaches beyond a ``width`` x ``height`` picture by
+    more than ``share`` of its short side (a localiser's quad of a card
+    lying whole in the picture may poke out by a few pixels).
+
+    >>> q = np.array([[10, -60], [110, -60], [110, 80], [10, 80]], np.float32)
+    >>> cut_by_edge(q, 400, 300, 0.05), cut_by_edge(q + [0, 64], 400, 300, 0.05)
+    (True, False)
+    """
+    q = np.asarray(quad, np.float64).reshape(4, 2)
+    short = min(np.hypot(*(q[1] - q[0])), np.hypot(*(q[2] - q[1])))
+    out = max(0.0, -q[:, 0].min(), -q[:, 1].min(), q[:, 0].max() - width, q[:, 1].max() - height)
+    return out > share * short
 
 
 def with_back_share(p: np.ndarray, back: int, share: float) -> np.ndarray:

@@ -53,8 +53,10 @@ class CardDetector(BoxReads, LeftBoxes, IndexReads):
        near their corner (``index_fit``, :func:`~tablecam.vision.indexes.fit_corner`),
        in up to ``index_rounds`` rounds: a round that finds a card is
        followed by another with it among the cards found (:meth:`_by_index`);
-    5. of two face cards each read on the other's index, the less sure
-       dropped (:mod:`~tablecam.vision.occlusion`).
+    5. of two face cards each read on the other's index, or one a smaller
+       card inside the other's outline, the less sure dropped
+       (:mod:`~tablecam.vision.occlusion`); a back cut by the picture's
+       edge dropped (``back_in_picture``).
 
     Every read must pass a floor: ``min_conf`` for a card found in its
     own box, higher ones (``close_conf``, ``index_floor`` ...) where the
@@ -160,7 +162,8 @@ class CardDetector(BoxReads, LeftBoxes, IndexReads):
             found = self._reread(image_bgr, self._detect_in_boxes(image_bgr, quads), quads=False)
             if self.indexer is not None:
                 found = self._by_index(image_bgr, found)
-            return drop_hidden(found, self.settings.hidden_seen, functools.partial(self._read_ends, image_bgr))
+            found = drop_hidden(found, self.settings.hidden_seen, functools.partial(self._read_ends, image_bgr))
+            return self._whole_backs(found, image_bgr.shape)
         h, w = image_bgr.shape[:2]
         probs = self.classifier.classify_cards([warp_card(image_bgr, q) for q in quads])
         out: list[Detection] = []
@@ -168,7 +171,19 @@ class CardDetector(BoxReads, LeftBoxes, IndexReads):
             ci, conf = self._read(p)
             if ci >= 0:
                 out.append(self._detection(q, p, ci, conf, w, h))
-        return self._reread(image_bgr, _one_per_card(out, self.settings.nms_iou))
+        return self._whole_backs(self._reread(image_bgr, _one_per_card(out, self.settings.nms_iou)), image_bgr.shape)
+
+    def _whole_backs(self, dets: list[Detection], shape: tuple[int, ...]) -> list[Detection]:
+        """``dets`` without the backs cut by the picture's edge
+        (:func:`~tablecam.vision.backs.cut_by_edge`, ``back_in_picture``):
+        a back is told by its whole pattern alone."""
+        share = self.settings.back_in_picture
+        if share is None:
+            return dets
+        from .backs import cut_by_edge
+
+        h, w = shape[:2]
+        return [d for d in dets if d.card != "back" or d.quad is None or not cut_by_edge(d.quad, w, h, share)]
 
     def _read_ends(self, image_bgr: np.ndarray, dets: list[Detection]) -> list[int]:
         """Which index corner each card of ``dets`` was read from: 0 the

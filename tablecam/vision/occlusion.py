@@ -15,6 +15,13 @@ A card read from a corner that lies inside another card's outline must
 lie on that card; if that card too was read from a corner inside the
 first one's outline, one of the two reads is of the other card's face.
 Backs have no index and are left alone.
+
+The cards of one pack are one size, and a card on top is nearer the
+camera, so it never looks smaller than a card it covers: a face read
+whose outline lies almost wholly inside a surer card's and is clearly
+smaller than it (:func:`within`) is a part of that card read again
+(edje ``IMG_2638``: a rectangle inside the king of spades, turned 20
+degrees, read the king's index as a four of spades).
 """
 
 from __future__ import annotations
@@ -27,6 +34,10 @@ CORNER_U, CORNER_V = 0.25, 0.28
 # outline can be fitted badly (a seven of hearts' rectangle reaching over the eight of
 # diamonds under it would otherwise have taken the eight's index)
 SURE_READ = 0.9
+# a card read is a part of another card when this share of its outline lies inside that card's
+# and it is at most this share of that card's area (cards overlapping in a pile are one size:
+# a card turned over another by 10 degrees has 0.9 of its area inside it, at an area ratio of 1)
+WITHIN_INSIDE, WITHIN_SMALLER = 0.85, 0.8
 
 
 def index_corners(quad: np.ndarray) -> list[np.ndarray]:
@@ -84,10 +95,36 @@ def contradicts(a: np.ndarray, b: np.ndarray, seen: float, end_a: int | None = N
     return seen_share(a, b, end_a) < seen and seen_share(b, a, end_b) < seen
 
 
+def within(a: np.ndarray, b: np.ndarray, inside: float = WITHIN_INSIDE,
+           smaller: float = WITHIN_SMALLER) -> bool:
+    """Whether card quad ``a`` lies inside ``b``'s outline (at least
+    ``inside`` of its area) and is smaller (at most ``smaller`` of ``b``'s
+    area): a part of card ``b``, since no card of the pack can lie so.
+
+    >>> sq = lambda x, y, s=100: np.array([[x, y], [x + s, y], [x + s, y + 1.4 * s], [x, y + 1.4 * s]], np.float32)
+    >>> within(sq(20, 20, 70), sq(0, 0)), within(sq(0, 0), sq(20, 20, 70))  # a smaller rectangle inside
+    (True, False)
+    >>> within(sq(5, 5), sq(0, 0)), within(sq(60, 0, 70), sq(0, 0))        # a card on a card; half out
+    (False, False)
+    """
+    import cv2
+
+    from .localise import order_quad
+
+    pa = order_quad(np.asarray(a, np.float32)).astype(np.float32)
+    pb = order_quad(np.asarray(b, np.float32)).astype(np.float32)
+    area_a, area_b = cv2.contourArea(pa), cv2.contourArea(pb)
+    if area_a <= 0 or area_b <= 0 or area_a > smaller * area_b:
+        return False
+    inter, _ = cv2.intersectConvexConvex(pa, pb)
+    return inter >= inside * area_a
+
+
 def drop_hidden(dets: list, seen: float = 0.4, read_ends=None, sure: float = SURE_READ) -> list:
     """``dets`` (``Detection``-like: ``card``, ``conf``, ``box``, ``quad``)
     without the less sure of each pair of face cards that contradict each
-    other (:func:`contradicts`), when it was read under ``sure``; the order
+    other (:func:`contradicts`) or of which it is a part (:func:`within`),
+    when it was read under ``sure``; the order
     of the rest kept.  ``read_ends(cards)`` says which index corner each
     card was read from (0 the top-left, 1 the bottom-right of its quad in
     portrait order, as ``warp_card`` turns it upright); it is asked once,
@@ -110,9 +147,10 @@ def drop_hidden(dets: list, seen: float = 0.4, read_ends=None, sure: float = SUR
     dropped: set[int] = set()
     for d, k in touching:  # d the less sure; k surer, unless k itself was dropped
         if (d.conf < sure and id(d) not in dropped and id(k) not in dropped
-                and contradicts(portrait[id(d)], portrait[id(k)], seen, ends.get(id(d)), ends.get(id(k)))):
+                and (within(d.quad, k.quad) or contradicts(portrait[id(d)], portrait[id(k)], seen,
+                                                            ends.get(id(d)), ends.get(id(k))))):
             dropped.add(id(d))
     return [d for d in dets if id(d) not in dropped]
 
 
-__all__ = ["index_corners", "seen_share", "contradicts", "drop_hidden"]
+__all__ = ["index_corners", "seen_share", "contradicts", "within", "drop_hidden"]
