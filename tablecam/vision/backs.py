@@ -79,7 +79,7 @@ def cut_by_edge(quad: np.ndarray, width: int, height: int, share: float) -> bool
     q = np.asarray(quad, np.float64).reshape(4, 2)
     short = min(np.hypot(*(q[1] - q[0])), np.hypot(*(q[2] - q[1])))
     out = max(0.0, -q[:, 0].min(), -q[:, 1].min(), q[:, 0].max() - width, q[:, 1].max() - height)
-    return out > share * short
+    return bool(out > share * short)
 
 
 def with_back_share(p: np.ndarray, back: int, share: float) -> np.ndarray:
