@@ -122,25 +122,14 @@ def camera_frame(back: np.ndarray, rng: np.random.Generator) -> tuple[np.ndarray
     import cv2
 
     from tablecam.training.camera_look import FACE_PX_PER_MM, camera_faults
-    from tablecam.training.faces import FACE_H, FACE_W, render_face
-    from tablecam.training.synth import draw_finger, table_texture, turn_matrix
-
-    def paste(canvas, face, x, y):
-        mask = np.zeros((FACE_H, FACE_W), np.uint8)
-        r = int(rng.integers(6, 22))
-        cv2.rectangle(mask, (r, 0), (FACE_W - 1 - r, FACE_H - 1), 255, -1)
-        cv2.rectangle(mask, (0, r), (FACE_W - 1, FACE_H - 1 - r), 255, -1)
-        for cx, cy in ((r, r), (FACE_W - 1 - r, r), (r, FACE_H - 1 - r), (FACE_W - 1 - r, FACE_H - 1 - r)):
-            cv2.circle(mask, (cx, cy), r, 255, -1)
-        roi = canvas[y:y + FACE_H, x:x + FACE_W]
-        roi[mask > 0] = face[mask > 0]
-        return np.float32([[x, y], [x + FACE_W, y], [x + FACE_W, y + FACE_H], [x, y + FACE_H]])
+    from tablecam.training.faces import render_face
+    from tablecam.training.synth import draw_finger, paste_card, table_texture, turn_matrix
 
     canvas = table_texture(rng, 700, 900).copy()
     face = back if rng.random() < 0.5 else np.rot90(back, 2).copy()
-    q = paste(canvas, face, 80 + int(rng.integers(0, 60)), 170 + int(rng.integers(0, 100)))
-    paste(canvas, render_face(["SA", "HK", "D7", "C3"][int(rng.integers(4))], "drawn-sans"),
-          520 + int(rng.integers(0, 80)), 100 + int(rng.integers(0, 150)))
+    q = paste_card(canvas, face, 80 + int(rng.integers(0, 60)), 170 + int(rng.integers(0, 100)), rng)
+    paste_card(canvas, render_face(["SA", "HK", "D7", "C3"][int(rng.integers(4))], "drawn-sans"),
+               520 + int(rng.integers(0, 80)), 100 + int(rng.integers(0, 150)), rng)
     if rng.random() < 0.15:
         draw_finger(canvas, rng, (float(q[0, 0] + rng.uniform(20, 200)), float(q[0, 1] + rng.uniform(20, 300))),
                     rng.uniform(20, 40))

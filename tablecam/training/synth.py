@@ -245,6 +245,23 @@ def corner_sample(face: np.ndarray, rng: np.random.Generator, occlude: float = 0
     return _rectified_view(canvas, true + jit, rng, scale)
 
 
+def paste_card(canvas: np.ndarray, face: np.ndarray, x: int, y: int, rng: np.random.Generator) -> np.ndarray:
+    """A 250x350 ``face`` pasted into ``canvas`` (in place) with its
+    top-left at (``x``, ``y``), through a mask with the rounded corners of
+    a card (radius 6-22 px); its quad, clockwise from the top-left."""
+    import cv2
+
+    mask = np.zeros((FACE_H, FACE_W), np.uint8)
+    r = int(rng.integers(6, 22))
+    cv2.rectangle(mask, (r, 0), (FACE_W - 1 - r, FACE_H - 1), 255, -1)
+    cv2.rectangle(mask, (0, r), (FACE_W - 1, FACE_H - 1 - r), 255, -1)
+    for cx, cy in ((r, r), (FACE_W - 1 - r, r), (r, FACE_H - 1 - r), (FACE_W - 1 - r, FACE_H - 1 - r)):
+        cv2.circle(mask, (cx, cy), r, 255, -1)
+    roi = canvas[y:y + FACE_H, x:x + FACE_W]
+    roi[mask > 0] = face[mask > 0]
+    return np.array([[x, y], [x + FACE_W, y], [x + FACE_W, y + FACE_H], [x, y + FACE_H]], np.float32)
+
+
 def _card_on_table(face: np.ndarray, rng: np.random.Generator, occlude: float, pool: TexturePool | None,
                    cable: bool) -> tuple[np.ndarray, np.ndarray]:
     """``face`` pasted upright (or turned 180 degrees) through a rounded
@@ -258,15 +275,7 @@ def _card_on_table(face: np.ndarray, rng: np.random.Generator, occlude: float, p
     if rng.random() < 0.5:
         face = np.rot90(face, 2).copy()
     canvas = bg.copy()
-    # a card's corners are rounded: paste through a rounded mask
-    mask = np.zeros((FACE_H, FACE_W), np.uint8)
-    r = int(rng.integers(6, 22))
-    cv2.rectangle(mask, (r, 0), (FACE_W - 1 - r, FACE_H - 1), 255, -1)
-    cv2.rectangle(mask, (0, r), (FACE_W - 1, FACE_H - 1 - r), 255, -1)
-    for cx, cy in ((r, r), (FACE_W - 1 - r, r), (r, FACE_H - 1 - r), (FACE_W - 1 - r, FACE_H - 1 - r)):
-        cv2.circle(mask, (cx, cy), r, 255, -1)
-    roi = canvas[pad:pad + FACE_H, pad:pad + FACE_W]
-    roi[mask > 0] = face[mask > 0]
+    true = paste_card(canvas, face, pad, pad, rng)
     if rng.random() < occlude:
         # something over part of the corner region: a finger or another card's edge
         if rng.random() < 0.5:
@@ -283,7 +292,6 @@ def _card_on_table(face: np.ndarray, rng: np.random.Generator, occlude: float, p
     if cable:
         for cx, cy in ((40, 72), (FACE_W - 40, FACE_H - 72)):  # the middle of each index window
             draw_cable(canvas, rng, (pad + cx + rng.uniform(-25, 25), pad + cy + rng.uniform(-45, 45)))
-    true = np.array([[pad, pad], [pad + FACE_W, pad], [pad + FACE_W, pad + FACE_H], [pad, pad + FACE_H]], np.float32)
     return canvas, true
 
 
