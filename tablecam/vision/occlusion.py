@@ -19,9 +19,10 @@ Backs have no index and are left alone.
 The cards of one pack are one size, and a card on top is nearer the
 camera, so it never looks smaller than a card it covers: a face read
 whose outline lies almost wholly inside a surer card's and is clearly
-smaller than it (:func:`within`) is a part of that card read again
-(edje ``IMG_2638``: a rectangle inside the king of spades, turned 20
-degrees, read the king's index as a four of spades).
+smaller than it and than the picture's usual card (:func:`within`) is a
+part of that card read again (edje ``IMG_2638``: a rectangle inside the
+king of spades, turned 20 degrees, read the king's index as a four of
+spades).
 """
 
 from __future__ import annotations
@@ -95,17 +96,24 @@ def contradicts(a: np.ndarray, b: np.ndarray, seen: float, end_a: int | None = N
     return seen_share(a, b, end_a) < seen and seen_share(b, a, end_b) < seen
 
 
-def within(a: np.ndarray, b: np.ndarray, inside: float = WITHIN_INSIDE,
+def within(a: np.ndarray, b: np.ndarray, usual: float | None = None, inside: float = WITHIN_INSIDE,
            smaller: float = WITHIN_SMALLER) -> bool:
     """Whether card quad ``a`` lies inside ``b``'s outline (at least
     ``inside`` of its area) and is smaller (at most ``smaller`` of ``b``'s
-    area): a part of card ``b``, since no card of the pack can lie so.
+    area, and of ``usual``, the picture's usual card area, when given): a
+    part of card ``b``, since no card of the pack can lie so.
+
+    Why ``usual``: a quad fitted round a pile is larger than its card, and
+    a whole card of the pile lies inside it; a part of a card is smaller
+    than the cards of the picture, not only than the quad it lies in.
 
     >>> sq = lambda x, y, s=100: np.array([[x, y], [x + s, y], [x + s, y + 1.4 * s], [x, y + 1.4 * s]], np.float32)
     >>> within(sq(20, 20, 70), sq(0, 0)), within(sq(0, 0), sq(20, 20, 70))  # a smaller rectangle inside
     (True, False)
     >>> within(sq(5, 5), sq(0, 0)), within(sq(60, 0, 70), sq(0, 0))        # a card on a card; half out
     (False, False)
+    >>> within(sq(20, 20, 70), sq(0, 0), usual=70 * 98)                    # a card inside a quad round a pile
+    False
     """
     import cv2
 
@@ -114,17 +122,24 @@ def within(a: np.ndarray, b: np.ndarray, inside: float = WITHIN_INSIDE,
     pa = order_quad(np.asarray(a, np.float32)).astype(np.float32)
     pb = order_quad(np.asarray(b, np.float32)).astype(np.float32)
     area_a, area_b = cv2.contourArea(pa), cv2.contourArea(pb)
-    if area_a <= 0 or area_b <= 0 or area_a > smaller * area_b:
+    if area_a <= 0 or area_a > smaller * min(area_b, usual if usual is not None else area_b):
         return False
     inter, _ = cv2.intersectConvexConvex(pa, pb)
     return inter >= inside * area_a
 
 
+def _area(quad: np.ndarray) -> float:
+    import cv2
+
+    return float(cv2.contourArea(np.asarray(quad, np.float32).reshape(-1, 1, 2)))
+
+
 def drop_hidden(dets: list, seen: float = 0.4, read_ends=None, sure: float = SURE_READ) -> list:
     """``dets`` (``Detection``-like: ``card``, ``conf``, ``box``, ``quad``)
     without the less sure of each pair of face cards that contradict each
-    other (:func:`contradicts`) or of which it is a part (:func:`within`),
-    when it was read under ``sure``; the order
+    other (:func:`contradicts`) or of which it is a part (:func:`within`,
+    smaller than the median face card found), when it was read under
+    ``sure``; the order
     of the rest kept.  ``read_ends(cards)`` says which index corner each
     card was read from (0 the top-left, 1 the bottom-right of its quad in
     portrait order, as ``warp_card`` turns it upright); it is asked once,
@@ -144,11 +159,12 @@ def drop_hidden(dets: list, seen: float = 0.4, read_ends=None, sure: float = SUR
     if read_ends is not None:
         asked = list({id(d): d for pair in touching for d in pair}.values())
         ends = {id(d): e for d, e in zip(asked, read_ends(asked))}
+    usual = float(np.median([_area(portrait[id(d)]) for d in faces]))  # the picture's usual card
     dropped: set[int] = set()
     for d, k in touching:  # d the less sure; k surer, unless k itself was dropped
         if (d.conf < sure and id(d) not in dropped and id(k) not in dropped
-                and (within(d.quad, k.quad) or contradicts(portrait[id(d)], portrait[id(k)], seen,
-                                                            ends.get(id(d)), ends.get(id(k))))):
+                and (within(d.quad, k.quad, usual) or contradicts(portrait[id(d)], portrait[id(k)], seen,
+                                                                   ends.get(id(d)), ends.get(id(k))))):
             dropped.add(id(d))
     return [d for d in dets if id(d) not in dropped]
 
