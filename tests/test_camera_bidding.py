@@ -178,7 +178,7 @@ def test_law_41_an_opening_lead_laid_where_calls_lie_is_no_call(card_mm):
         view = cv2.resize(img, None, fx=cfg.px_per_mm / p, fy=cfg.px_per_mm / p, interpolation=cv2.INTER_AREA)
         out += w.update(view, img, _top_down(img, p))
     assert out == []
-    assert w.laid_playing_card(zone)
+    assert w.playing_card_wide(w.laid_width(zone))
 
 
 @needs_model
@@ -200,7 +200,7 @@ def test_law_17_a_bid_card_is_no_playing_card_by_its_width():
         view = cv2.resize(img, None, fx=cfg.px_per_mm / p, fy=cfg.px_per_mm / p, interpolation=cv2.INTER_AREA)
         out += w.update(view, img, _top_down(img, p))
     assert [(e["seat"], e["call"]) for e in out] == [(Seat.S, "4S")]
-    assert not w.laid_playing_card(zone) and 40 <= (next(x for x in w.watches if x.zone is zone).width or 0) <= 50
+    assert w.bid_card_wide(w.laid_width(zone)) and 40 <= (w.laid_width(zone) or 0) <= 50
 
 
 class _FaintReader:

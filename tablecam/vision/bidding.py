@@ -173,8 +173,10 @@ class BiddingWatcher:
     def _width(self, w: ZoneWatch, patch: np.ndarray) -> float | None:
         """How wide (mm, across the caller's row) the new thing laid in ``w`` since its still picture is:
         the median width of what changed, slice by slice along the row, so that a corner shadow or a
-        finger does not widen it. None where it cannot be told: nothing card-sized changed, or the
-        change spans the zone from side to side (the light or the layout's own print changed with it)."""
+        finger does not widen it. None where it cannot be told: nothing card-sized changed; the change
+        reaches a side of the zone and is narrower than a playing card (a card laid off the row's middle
+        is cut there, and a playing card cut to 45 mm must not pass for a bid card); or it spans the
+        zone from side to side (the light or the layout's own print changed with it)."""
         if w.ref is None or w.zone.seat is None or w.ref.shape != patch.shape:
             return None
         px = self._changed_card(w, patch)
@@ -189,7 +191,11 @@ class BiddingWatcher:
             return None
         width = float(np.median(widths)) + 1 / p                        # pixel centres to card edges
         side = w.zone.rect[2] if up[0] == 0 else w.zone.rect[3]         # the zone across the row
-        return None if width >= side - 4.0 else width
+        edge = pts[:, 0] if up[0] == 0 else pts[:, 1]                   # across the row, from the zone's side
+        cut_off = edge.min() < 1.5 or edge.max() > side - 1.5           # the thing goes on past the zone's side
+        if width >= side - 4.0 or (cut_off and not self.playing_card_wide(width)):
+            return None                          # cut off, it is at least that wide: only a playing card's width tells
+        return width
 
     def _changed_card(self, w: ZoneWatch, patch: np.ndarray, threshold: float | None = None,
                       close: int = 0) -> np.ndarray | None:
@@ -233,13 +239,13 @@ class BiddingWatcher:
         """
         return width is not None and 0.8 * CARD_MM[0] <= width and not self.playing_card_wide(width)
 
-    def laid_playing_card(self, zone: Zone) -> bool:
-        """Whether what was last laid in ``zone`` is a playing card by its width: measured now against
-        the zone's still picture when the watcher has not yet looked at it, else as it measured it."""
+    def laid_width(self, zone: Zone) -> float | None:
+        """How wide the thing last laid in ``zone`` is (mm; None where it cannot be told): measured now
+        against the zone's still picture when the watcher has not yet looked at it, else as it measured it."""
         w = next((w for w in self.watches if w.zone is zone), None)
         if w is None:
-            return False
-        return self.playing_card_wide(self._width(w, w.last) if w.moved and w.last is not None else w.width)
+            return None
+        return self._width(w, w.last) if w.moved and w.last is not None else w.width
 
     def _bottoms(self, w: ZoneWatch, patch: np.ndarray, origin: tuple[int, int]) -> list[np.ndarray]:
         """Where the new card's lower edge may lie (its middle, table mm): from what changed, and

@@ -691,7 +691,8 @@ class CameraPipeline:
                 bid, seen = wide, True
         held = any(c[1].get("zone") == bidding.name and not c[1].get("uncertain")   # the watcher has just
                    for c in self.pending_calls)                                     # read a sure call here
-        wide = self.bidding.laid_playing_card(bidding)    # as wide as a playing card: not a bid card
+        width = self.bidding.laid_width(bidding)      # as wide as a playing card or a bid card, where told
+        wide, narrow = self.bidding.playing_card_wide(width), self.bidding.bid_card_wide(width)
         if unsure and not wide:      # a bid card where a call is seen or held, or once the auction has begun
             return seen or begun or held
         alike = seen and _alike(bid, r.card)
@@ -703,7 +704,7 @@ class CameraPipeline:
             # card, reads one's top as a call (a heart as 7H, surely at times), and the watcher's read
             # of this place was that card.
             bid_card = alike or (seen and bid.conf >= BID_SURE)
-        if bid_card and not wide:
+        if (bid_card or narrow) and not wide:       # a bid card's width: whatever face the card reader saw
             return True
         self.pending_calls = [c for c in self.pending_calls if c[1].get("zone") != bidding.name]
         self.bidding.close()
