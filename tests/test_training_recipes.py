@@ -60,11 +60,11 @@ def test_train_flags_make_the_classifier_recipe(handed, capsys):
 def test_train_back_check_flags_make_the_back_check_recipe(handed):
     assert main(["train-back-check", "--out", "o", "-n", "480", "--epochs", "1", "--seed", "2", "--threads", "1",
                  "--width", "8", "--generated-decks", "4", "--smoothing", "0.1", "--decoys", "9", "--prints", "7",
-                 "--loose", "0.25", "--data-dir", "d"]) == 0
+                 "--loose", "0.25", "--printed", "11", "--data-dir", "d"]) == 0
     (out, recipe), kw = handed["back_check"]
     assert out == Path("o") and kw == {"data_dir": Path("d")}
     assert recipe == BackCheckRecipe(samples=480, epochs=1, seed=2, threads=1, width=8, generated=4, smoothing=0.1,
-                                     decoys=9, prints=7, loose=0.25)
+                                     decoys=9, prints=7, loose=0.25, printed=11)
     assert main(["train-back-check"]) == 0 and handed["back_check"][0][1] == BackCheckRecipe()
 
 

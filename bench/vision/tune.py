@@ -91,6 +91,8 @@ def main() -> int:
     ap.add_argument("--no-classical", action="store_true", help="skip the classical-only row")
     ap.add_argument("--index-reader", default=None,
                     help="the classifier (ONNX) that reads index windows (default: the model directory's)")
+    ap.add_argument("--back-share", type=float, default=0.1,
+                    help="share of the rendered cards lying face down (0.1, the renderer's; more to test the back check)")
     ap.add_argument("--back-check-path", default=None, help="the back check (ONNX; default: the model directory's)")
     ap.add_argument("--imgsz", default="320+480", help="localiser input sizes (long side) to try; 320+480 runs both")
     for option, _, _, default, what in KNOBS:
@@ -121,31 +123,34 @@ def main() -> int:
     _, val = split_real_train()
     rng = np.random.default_rng(99)
     decks = training_decks()
-    scenes = [render_scene(rng, decks, size=(1280, 720)) for _ in range(args.scenes)]
+    scenes = [render_scene(rng, decks, size=(1280, 720), back_share=args.back_share) for _ in range(args.scenes)]
     rng = np.random.default_rng(98)
-    apart = [render_scene(rng, decks, size=(1280, 720), overlap=False, fingers=False) for _ in range(args.apart)]
+    apart = [render_scene(rng, decks, size=(1280, 720), overlap=False, fingers=False,
+                           back_share=args.back_share) for _ in range(args.apart)]
     if args.unseen:
         from tablecam.training.designs import validation_designs
 
         rng = np.random.default_rng(97)
         designs = validation_designs()
-        unseen = [render_scene(rng, designs, size=(1280, 720)) for _ in range(args.unseen)]
+        unseen = [render_scene(rng, designs, size=(1280, 720), back_share=args.back_share) for _ in range(args.unseen)]
 
-    def score(det, sets) -> tuple[float, float]:
+    def score(det, sets) -> tuple[float, float, str]:
+        """Recall, precision and the visible face-down cards found ("found/visible")."""
         r = evaluate.score_scenes((det.detect(sc.image), sc) for sc in sets)
-        return round(r["recall"], 3), round(r["precision"], 3)
+        backs = f"{r['visible_backs'] - r['fn_backs']}/{r['visible_backs']}"
+        return round(r["recall"], 3), round(r["precision"], 3), backs
 
     def run(det) -> dict:
         r = evaluate.eval_real_photos("train", det, names=val)
-        recall, precision = score(det, scenes)
+        recall, precision, backs = score(det, scenes)
         row = {"real_val_recall": round(r["recall"], 3), "real_val_rank_acc": round(r["rank_accuracy"], 3),
                "real_val_precision": round(r["precision"], 3),
                "real_val_rank_acc_greedy": round(r["rank_accuracy_greedy"], 3), "scene_recall": recall,
-               "scene_precision": precision, "ms_per_photo": round(r["ms_per_image"], 1)}
+               "scene_precision": precision, "scene_backs": backs, "ms_per_photo": round(r["ms_per_image"], 1)}
         if apart:
-            row["apart_recall"], row["apart_precision"] = score(det, apart)
+            row["apart_recall"], row["apart_precision"], row["apart_backs"] = score(det, apart)
         if args.unseen:
-            row["unseen_recall"], row["unseen_precision"] = score(det, unseen)
+            row["unseen_recall"], row["unseen_precision"], row["unseen_backs"] = score(det, unseen)
         return row
 
     if args.no_classical:

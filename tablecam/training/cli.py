@@ -83,6 +83,8 @@ def register(sub) -> None:
     b.add_argument("--decoys", type=int, default=1500,
                    help="views of what the localiser boxes on the real train photos away from the cards (none)")
     b.add_argument("--prints", type=int, default=1000, help="views of printed matter (none)")
+    b.add_argument("--printed", type=int, default=0,
+                   help="views of flyers, postcards, photos and other games' cards on real floors (none)")
     b.add_argument("--loose", type=float, default=0.5,
                    help="share of cards seen once more through a rectangle off their outline, as a box gives it")
     b.add_argument("--data-dir", default="data", help="cache for the rendered views")
@@ -213,7 +215,8 @@ def cmd_train_back_check(args) -> int:
 
     recipe = BackCheckRecipe(samples=args.samples, epochs=args.epochs, seed=args.seed, threads=args.threads,
                              width=args.width, generated=args.generated_decks, smoothing=args.smoothing,
-                             decoys=args.decoys, prints=args.prints, loose=args.loose)
+                             decoys=args.decoys, prints=args.prints, loose=args.loose,
+                             printed=args.printed)
     meta = train_back_check(Path(args.out), recipe, data_dir=Path(args.data_dir))
     print(json.dumps({"wall_seconds": meta["recipe"]["wall_seconds"], "history": meta["history"][-1]}))
     return 0

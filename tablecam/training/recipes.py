@@ -100,7 +100,10 @@ class BackCheckRecipe:
     scenes.  ``decoys`` adds that many views of what the localiser boxes on
     the real train photos away from the cards
     (:func:`~tablecam.training.backdata.real_decoys`), ``prints`` that many
-    views of printed matter, both ``none``.  ``loose`` is the share of
+    views of printed matter, both ``none``; ``printed`` that many views of
+    flyers, picture postcards, photo prints and other games' cards laid on
+    the real floors (:func:`~tablecam.training.printed.printed_views`),
+    ``none`` too.  ``loose`` is the share of
     visible cards seen once more through a rectangle off their outline, as
     a box gives it (:func:`~tablecam.training.backdata.loose_quad`).
     """
@@ -117,6 +120,7 @@ class BackCheckRecipe:
     decoys: int = 1500
     prints: int = 1000
     loose: float = 0.5
+    printed: int = 0
 
 
 @dataclass(frozen=True)

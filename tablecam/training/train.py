@@ -339,6 +339,11 @@ def train_back_check(out_dir: Path, recipe: BackCheckRecipe = BackCheckRecipe(),
         rng = np.random.default_rng(r.seed)
         p = np.stack([card_view(print_sample(rng)) for _ in range(r.prints)])
         x, y = np.concatenate([x, p]), np.concatenate([y, np.full(len(p), none, np.int64)])
+    if r.printed:
+        from .printed import printed_views
+
+        p = printed_views(r.printed, seed=r.seed, floors=real_floors())
+        x, y = np.concatenate([x, p]), np.concatenate([y, np.full(len(p), none, np.int64)])
     t_data = time.time() - t0
     xt, yt = torch.from_numpy(x), torch.from_numpy(y)
     net = build_net(len(BACK_CLASSES), r.width)
@@ -359,7 +364,7 @@ def train_back_check(out_dir: Path, recipe: BackCheckRecipe = BackCheckRecipe(),
             "recipe": {"command": " ".join(sys.argv), "samples": int(len(xt)), "labels": np.bincount(y, minlength=3).tolist(),
                        "epochs": r.epochs, "seed": r.seed, "threads": r.threads, "generated_decks": r.generated,
                        "smoothing": r.smoothing, "decoys": r.decoys, "prints": r.prints, "loose": r.loose,
-                       "batch": r.batch, "lr": r.lr, "width": r.width, "train_decks": decks,
+                       "printed": r.printed, "batch": r.batch, "lr": r.lr, "width": r.width, "train_decks": decks,
                        "data_seconds": round(t_data, 1), "wall_seconds": round(time.time() - t0, 1),
                        "torch": torch.__version__, "machine": platform.processor() or platform.machine()},
             "history": history}
