@@ -308,7 +308,8 @@ def train_back_check(out_dir: Path, recipe: BackCheckRecipe = BackCheckRecipe(),
                      progress: bool = True) -> dict:
     """Train the whole-card back check (``backs.py``) as ``recipe`` says
     (:class:`~tablecam.training.recipes.BackCheckRecipe`: views of cards in
-    rendered scenes on the real train photos' floors, decoys and prints),
+    rendered scenes on the real train photos' floors, decoys, prints and,
+    with ``printed``, drawn printed matter),
     then export ``back_check.onnx`` and its JSON (classes, input, recipe)
     to ``out_dir``; rendered views are cached in ``data_dir``."""
     import torch
