@@ -10,7 +10,7 @@ before the play. ``--seed-offset N`` renders the same conditions with other
 deals and scenes and bid cards of tuning designs (drawn as the training
 designs are, but never trained on): settings are chosen on those, and the
 set itself (offset 0) judges. ``tablecam camera`` runs on each; its ``call`` events are
-matched in order, seat by seat, with the truth file's.
+matched with the truth file's by seat and time (:func:`score`).
 
 Reported: calls read right, confident wrong calls (a wrong call not marked
 uncertain), uncertain calls, calls missed and calls invented, for 720p and up
@@ -86,26 +86,42 @@ def render_auction(spec: VideoSpec, cache: Path = CACHE, tuning: bool = False) -
     return out
 
 
+MATCH_S = (-0.5, 3.0)
+"""A truth call is matched by the camera's call of the same seat made from 0.5 s before to 3 s
+after it (the camera holds a call about half a second; one seat calls every four calls)."""
+
+
 def score(truth: list[dict[str, Any]], seen: list[dict[str, Any]]) -> dict[str, int]:
-    """Calls matched in order within each seat's row (a row is read card by card, in order)."""
+    """Each truth call matched with the camera's call of the same seat made about when it was laid
+    (:data:`MATCH_S`; each camera call used once). By time, not by order in the seat's row: one call
+    missed does not make the seat's later calls, read right when they were laid, count as wrong.
+
+    >>> t = [{"seat": "E", "call": c, "ts": ts} for c, ts in (("P", 4.9), ("5D", 10.3), ("P", 15.7))]
+    >>> seen = [{"seat": "E", "call": "5D", "ts": 10.7}, {"seat": "E", "call": "P", "ts": 16.1}]
+    >>> score(t, seen)
+    {'calls': 3, 'right': 2, 'confident_wrong': 0, 'uncertain': 0, 'missed': 1, 'invented': 0}
+    """
     s = {"calls": 0, "right": 0, "confident_wrong": 0, "uncertain": 0, "missed": 0, "invented": 0}
     for seat in "NESW":
-        t = [e["call"] for e in truth if e.get("seat") == seat]
         c = [e for e in seen if e.get("seat") == seat]
-        s["calls"] += len(t)
-        for i, want in enumerate(t):
-            if i >= len(c):
+        used: set[int] = set()
+        for want in (e for e in truth if e.get("seat") == seat):
+            s["calls"] += 1
+            j = next((j for j, e in enumerate(c) if j not in used
+                      and MATCH_S[0] <= float(e.get("ts", 0.0)) - float(want.get("ts", 0.0)) <= MATCH_S[1]), None)
+            if j is None:
                 s["missed"] += 1
                 continue
-            got = c[i]
+            used.add(j)
+            got = c[j]
             if got.get("uncertain"):
                 s["uncertain"] += 1
-                s["right"] += got["call"] == want
-            elif got["call"] == want:
+                s["right"] += got["call"] == want["call"]
+            elif got["call"] == want["call"]:
                 s["right"] += 1
             else:
                 s["confident_wrong"] += 1
-        s["invented"] += max(0, len(c) - len(t))
+        s["invented"] += len(c) - len(used)
     return s
 
 
