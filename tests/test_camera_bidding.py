@@ -156,6 +156,17 @@ def _laid(table: np.ndarray, face: np.ndarray, size_mm: tuple[float, float], p: 
     return out
 
 
+def _watch(w: BiddingWatcher, table: np.ndarray, laid: np.ndarray, p: float) -> list[dict]:
+    """The watcher shown the bare table, then ``laid`` until it has lain still long enough: its calls."""
+    import cv2
+
+    out = []
+    for img in [table] * 3 + [laid] * (w.cfg.stable_frames + 3):
+        view = cv2.resize(img, None, fx=w.cfg.px_per_mm / p, fy=w.cfg.px_per_mm / p, interpolation=cv2.INTER_AREA)
+        out += w.update(view, img, _top_down(img, p))
+    return out
+
+
 @needs_model
 @pytest.mark.parametrize("card_mm", [(63.0, 88.0), (57.0, 89.0)])
 def test_law_41_an_opening_lead_laid_where_calls_lie_is_no_call(card_mm):
@@ -163,8 +174,6 @@ def test_law_41_an_opening_lead_laid_where_calls_lie_is_no_call(card_mm):
     bid-card reader may take for ``7H``), is laid in South's bidding zone. It is as wide as a
     playing card (poker or bridge size), not a 45 mm bid card: the watcher reads no call from
     it and tells the pipeline it is a playing card, which then ends the auction with a play."""
-    import cv2
-
     from tablecam.sim.cardfaces import plain_face
 
     p = 3.0
@@ -173,10 +182,7 @@ def test_law_41_an_opening_lead_laid_where_calls_lie_is_no_call(card_mm):
     laid = _laid(table, plain_face("H7")[::-1, ::-1], card_mm, p)
     w = BiddingWatcher(cfg, "bridge")
     zone = next(x.zone for x in w.watches if x.zone.seat == Seat.S)
-    out = []
-    for img in [table] * 3 + [laid] * (cfg.stable_frames + 3):
-        view = cv2.resize(img, None, fx=cfg.px_per_mm / p, fy=cfg.px_per_mm / p, interpolation=cv2.INTER_AREA)
-        out += w.update(view, img, _top_down(img, p))
+    out = _watch(w, table, laid, p)
     assert out == []
     assert w.playing_card_wide(w.laid_width(zone))
 
@@ -184,8 +190,6 @@ def test_law_41_an_opening_lead_laid_where_calls_lie_is_no_call(card_mm):
 @needs_model
 def test_law_17_a_bid_card_is_no_playing_card_by_its_width():
     """The same place, a 45 mm bid card: it is read as the call, and is not taken for a playing card."""
-    import cv2
-
     from tablecam.sim.bidding_box import draw_card, held_out_design
     from tablecam.vision.bidcards import CARD_MM
 
@@ -195,10 +199,7 @@ def test_law_17_a_bid_card_is_no_playing_card_by_its_width():
     laid = _laid(table, draw_card("4S", held_out_design(2))[..., ::-1], CARD_MM, p)
     w = BiddingWatcher(cfg, "bridge")
     zone = next(x.zone for x in w.watches if x.zone.seat == Seat.S)
-    out = []
-    for img in [table] * 3 + [laid] * (cfg.stable_frames + 3):
-        view = cv2.resize(img, None, fx=cfg.px_per_mm / p, fy=cfg.px_per_mm / p, interpolation=cv2.INTER_AREA)
-        out += w.update(view, img, _top_down(img, p))
+    out = _watch(w, table, laid, p)
     assert [(e["seat"], e["call"]) for e in out] == [(Seat.S, "4S")]
     assert w.bid_card_wide(w.laid_width(zone)) and 40 <= (w.laid_width(zone) or 0) <= 50
 
@@ -217,15 +218,10 @@ def test_law_17_a_bid_card_read_faintly_is_still_a_call_said_unsure(size_mm, cal
     """A card as wide as a bid card whose strip reads only faintly is still a call: it goes out
     unsure with its candidates (the auction keeps its count of calls, so its end is seen), never
     dropped; a card as wide as a playing card read as faintly is no call."""
-    import cv2
-
     p = 3.0
     cfg = CameraConfig.load()
     table = np.full((600 * int(p), 600 * int(p), 3), (60, 110, 40), np.uint8)
     laid = _laid(table, np.full((90, 45, 3), 235, np.uint8), size_mm, p)
     w = BiddingWatcher(cfg, "bridge", reader=_FaintReader())
-    out = []
-    for img in [table] * 3 + [laid] * (cfg.stable_frames + 3):
-        view = cv2.resize(img, None, fx=cfg.px_per_mm / p, fy=cfg.px_per_mm / p, interpolation=cv2.INTER_AREA)
-        out += w.update(view, img, _top_down(img, p))
+    out = _watch(w, table, laid, p)
     assert [(e["call"], e.get("uncertain", False), e.get("candidates")) for e in out] == calls
