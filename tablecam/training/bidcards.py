@@ -402,36 +402,35 @@ def train(out: Path, r: BidCardRecipe) -> dict:
     exported to ``out/bid_card.onnx`` with its figures on held-out strips in ``bid_card.json``."""
     import torch
 
-    n, epochs, seed, designs, threads, batch, lr = r.n, r.epochs, r.seed, r.designs, r.threads, r.batch, r.lr
-    camera_share, stacked_share, playing_share = r.camera_share, r.stacked_share, r.playing_share
-    heldout_n = r.held_out
-    torch.manual_seed(seed)
-    torch.set_num_threads(threads)
+    torch.manual_seed(r.seed)
+    torch.set_num_threads(r.threads)
     t0 = time.time()
-    x, y = _cached(out / f"train-{n}-{seed}-{designs}-{camera_share}-{stacked_share}-{playing_share}.npz",
-                   lambda: strips(n, seed, designs, camera_share=camera_share, stacked_share=stacked_share,
-                                  playing_share=playing_share))
-    xv, yv = _cached(out / f"heldout-{heldout_n}-{seed}.npz", lambda: strips(heldout_n, seed + 1000, 8, held_out=True))
-    print(f"rendered {n} training and {heldout_n} held-out strips in {time.time() - t0:.0f} s", file=sys.stderr)
+    n = r.n
+    x, y = _cached(out / f"train-{n}-{r.seed}-{r.designs}-{r.camera_share}-{r.stacked_share}-{r.playing_share}.npz",
+                   lambda: strips(n, r.seed, r.designs, camera_share=r.camera_share, stacked_share=r.stacked_share,
+                                  playing_share=r.playing_share))
+    xv, yv = _cached(out / f"heldout-{r.held_out}-{r.seed}.npz",
+                     lambda: strips(r.held_out, r.seed + 1000, 8, held_out=True))
+    print(f"rendered {n} training and {r.held_out} held-out strips in {time.time() - t0:.0f} s", file=sys.stderr)
     net = build_net(len(CLASSES), r.width)
-    opt = torch.optim.AdamW(net.parameters(), lr=lr, weight_decay=1e-4)
-    steps = epochs * math.ceil(n / batch)
-    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=lr, total_steps=steps)
+    opt = torch.optim.AdamW(net.parameters(), lr=r.lr, weight_decay=1e-4)
+    steps = r.epochs * math.ceil(n / r.batch)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=r.lr, total_steps=steps)
     loss_fn = torch.nn.CrossEntropyLoss(label_smoothing=0.05)
     xt, yt = torch.from_numpy(x), torch.from_numpy(y)
-    for ep in range(epochs):
+    for ep in range(r.epochs):
         net.train()
         perm = torch.randperm(n)
         total = 0.0
-        for i in range(0, n, batch):
-            idx = perm[i:i + batch]
+        for i in range(0, n, r.batch):
+            idx = perm[i:i + r.batch]
             opt.zero_grad()
             loss = loss_fn(net(xt[idx]), yt[idx])
             loss.backward()
             opt.step()
             sched.step()
             total += float(loss.detach()) * len(idx)
-        print(f"epoch {ep + 1}/{epochs}: loss {total / n:.4f} ({time.time() - t0:.0f} s)", file=sys.stderr)
+        print(f"epoch {ep + 1}/{r.epochs}: loss {total / n:.4f} ({time.time() - t0:.0f} s)", file=sys.stderr)
     net.eval()
     out.mkdir(parents=True, exist_ok=True)
     w, h = STRIP_PX
@@ -440,17 +439,17 @@ def train(out: Path, r: BidCardRecipe) -> dict:
                       opset_version=17, dynamo=False)
     from ..vision.bidcards import BidCardReader
 
-    reader = BidCardReader(out / "bid_card.onnx", threads=threads)
+    reader = BidCardReader(out / "bid_card.onnx", threads=r.threads)
     probs = _softmax(np.concatenate([reader.session.run(None, {reader.input: xv[i:i + 512]})[0]
                                      for i in range(0, len(xv), 512)]))
     # playing cards of the held-out decks, sharp and cut from low-resolution frames alike
-    xp, _ = strips(1000, seed + 2000, 8, held_out=True, camera_share=0.5, playing_share=1.0)
+    xp, _ = strips(1000, r.seed + 2000, 8, held_out=True, camera_share=0.5, playing_share=1.0)
     pprobs = _softmax(reader.session.run(None, {reader.input: xp})[0])
     meta = {"classes": CLASSES, "input": {"width": w, "height": h, "layout": "NCHW BGR 0-1"},
             "recipe": {"command": " ".join(["python -m tablecam.training.bidcards", *sys.argv[1:]]), "n": n,
-                       "epochs": epochs, "seed": seed, "designs": designs, "width": r.width, "batch": batch,
-                       "lr": lr, "camera_share": camera_share, "stacked_share": stacked_share,
-                       "playing_share": playing_share, "minutes": round((time.time() - t0) / 60, 1)},
+                       "epochs": r.epochs, "seed": r.seed, "designs": r.designs, "width": r.width, "batch": r.batch,
+                       "lr": r.lr, "camera_share": r.camera_share, "stacked_share": r.stacked_share,
+                       "playing_share": r.playing_share, "minutes": round((time.time() - t0) / 60, 1)},
             "held_out": {"designs": "8 of the FreeFont family (free-sans, free-serif), never trained on",
                          **evaluate(probs, yv)},
             "held_out_playing": {"decks": f"playing cards of {', '.join(HELD_OUT_DECKS)} (never trained on), "

@@ -161,12 +161,14 @@ def coloured(r: Reading, crop: np.ndarray, pack: PackColours) -> Reading:
     :data:`LEARN_FROM` or more teaches ``pack`` its suit's colour."""
     if len(r.card) != 2 or r.card == "JK":
         return r                                     # back, none, a joker: no suit to check
-    seen = ink_colour(crop, court=r.card[1] in "JQK")
-    suit = r.card[0]
+    suit, court = r.card[0], r.card[1] in "JQK"
+    if r.conf >= LEARN_FROM:
+        if r.witness is None:
+            pack.learn(suit, ink_colour(crop, court))
+        return r
+    seen = ink_colour(crop, court)
     others = pack.suits_in(seen) if seen is not None else []
-    if seen is None or pack.expected(suit) == seen or not others or r.conf >= LEARN_FROM:
-        if r.conf >= LEARN_FROM and r.witness is None:
-            pack.learn(suit, seen)
+    if seen is None or pack.expected(suit) == seen or not others:
         return r
     p = weigh_by_colour(probs_dict(r.probs, r.classes), others)
     card = max(p, key=p.__getitem__)

@@ -121,7 +121,7 @@ def within(a: np.ndarray, b: np.ndarray, usual: float | None = None, inside: flo
 
     pa = order_quad(np.asarray(a, np.float32)).astype(np.float32)
     pb = order_quad(np.asarray(b, np.float32)).astype(np.float32)
-    area_a, area_b = cv2.contourArea(pa), cv2.contourArea(pb)
+    area_a, area_b = _area(pa), _area(pb)
     if area_a <= 0 or area_a > smaller * min(area_b, usual if usual is not None else area_b):
         return False
     inter, _ = cv2.intersectConvexConvex(pa, pb)
