@@ -12,6 +12,8 @@ import pytest
 
 from tablecam.sim.bidding_box import HELD_OUT_FONTS, TRAIN_FONTS, design, draw_card, held_out_design
 from tablecam.vision.bidcards import CALLS, CLASSES, MODEL, BidCardReader, call_possible, judge_read
+from tablecam.training.call_prior import ARCHIVES, auctions, count
+from tablecam.vision.call_prior import shipped as shipped_prior
 from tablecam.vision.classify import _softmax
 
 needs_model = pytest.mark.skipif(not MODEL.exists(), reason="no bid_card.onnx shipped")
@@ -122,3 +124,36 @@ def test_tuning_designs_are_drawn_as_training_designs_but_never_trained_on():
     drawn = FaceBank("plain", (63, 88), (45, 90), bid_design=3, bid_tuning=True).get("bid:2H")
     held = FaceBank("plain", (63, 88), (45, 90), bid_design=3).get("bid:2H")
     assert drawn.shape == held.shape and not np.array_equal(drawn, held)
+
+
+def test_an_unsure_level_is_ranked_by_what_championship_players_bid():
+    """A ``3S`` whose level digit is a few pixels high, read ``7S`` at 0.5 and ``3S`` at 0.3 as
+    the opening call, is offered as ``3S`` first (nobody in the archived championships opened at
+    the seven level), still uncertain with ``7S`` among its candidates; the same read surely is
+    left as the network gives it, and the card floor still sees the network's own 0.5."""
+    probs = np.zeros(len(CLASSES))
+    probs[CLASSES.index("7S")], probs[CLASSES.index("3S")], probs[CLASSES.index("none")] = 0.5, 0.3, 0.2
+    prior = shipped_prior().probs([])
+    r = judge_read(probs, before=[], prior=prior)
+    assert (r.call, r.uncertain, r.strength) == ("3S", True, 0.5)
+    assert "7S" in r.event_fields()["candidates"]
+    sure = np.zeros(len(CLASSES))
+    sure[CLASSES.index("7S")] = 0.95
+    assert (judge_read(sure, before=[], prior=prior).call, judge_read(sure, before=[], prior=prior).uncertain) == ("7S", False)
+    # a read whose likeliest class is no call stays no call: the prior says which call, not whether
+    none = np.zeros(len(CLASSES))
+    none[CLASSES.index("none")], none[CLASSES.index("1S")], none[CLASSES.index("7S")] = 0.4, 0.3, 0.3
+    assert judge_read(none, before=[], prior=prior).call == "none"
+
+
+def test_a_raise_is_likelier_than_a_jump_to_seven_after_an_opening():
+    p = shipped_prior().probs(["1S", "P"])
+    assert p[CALLS.index("2S")] > 10 * p[CALLS.index("4S")] > 10 * p[CALLS.index("7S")]
+    assert p[CALLS.index("1H")] > 0        # ruled out by the reads before, yet not impossible: they may be wrong
+
+
+def test_the_shipped_call_prior_is_what_the_recipe_counts_in_the_real_auctions(real_bridge_data):
+    """``tablecam/vision/models/call_prior.json`` is reproduced from ``../shared/data/bridge``."""
+    found = auctions(ARCHIVES)
+    assert {s: dict(c) for s, c in count(found).items()} == shipped_prior().counts
+    assert len(found) > 7000

@@ -207,7 +207,7 @@ def test_law_17_a_bid_card_is_no_playing_card_by_its_width():
 class _FaintReader:
     """A bid-card reader that reads every strip weakly: a level digit a few pixels high."""
 
-    def read(self, strips, before=None):
+    def read(self, strips, before=None, prior=None):
         from tablecam.vision.bidcards import BidRead
 
         return [BidRead("5N", 0.16, [("5N", 0.16), ("3N", 0.15), ("6N", 0.12)], True) for _ in strips]

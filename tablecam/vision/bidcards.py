@@ -24,7 +24,7 @@ candidates for the operator to confirm.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
@@ -87,6 +87,14 @@ class BidRead:
     conf: float
     candidates: list[tuple[str, float]] = field(default_factory=list)
     uncertain: bool = False
+    seen: float | None = None
+    """How clearly the network saw a call, before the auction's prior weighed it (``conf`` when unweighed)."""
+
+    @property
+    def strength(self) -> float:
+        """What decides whether a call was seen at all (the card floor, the surest of a strip's places):
+        the network's own probability, never raised by the prior."""
+        return self.conf if self.seen is None else self.seen
 
     def event_fields(self) -> dict:
         """The fields a camera ``call`` event carries for this read."""
@@ -97,13 +105,53 @@ class BidRead:
         return out
 
 
-def judge_read(probs: np.ndarray, before: list[str] | None = None, sure: float = SURE) -> BidRead:
+def weigh(probs: np.ndarray, prior: np.ndarray) -> np.ndarray:
+    """The reader's class probabilities with its calls weighed by ``prior`` (a probability for each of
+    :data:`CALLS`), their total kept. STOP, ALERT and ``none`` keep the reader's probability: the
+    prior says which call it is, not whether the card is a call.
+
+    >>> p = np.zeros(len(CLASSES)); p[CLASSES.index("7S")], p[CLASSES.index("3S")] = 0.5, 0.3
+    >>> prior = np.full(len(CALLS), 1.0); prior[CALLS.index("7S")] = 0.01
+    >>> q = weigh(p, prior / prior.sum())
+    >>> CLASSES[int(np.argmax(q))], round(float(q[:len(CALLS)].sum()), 6)
+    ('3S', 0.8)
+    """
+    n = len(CALLS)
+    out = np.array(probs, np.float64)
+    post = out[:n] * prior
+    if post.sum() > 0:
+        out[:n] = post / post.sum() * out[:n].sum()
+    return out
+
+
+def judge_read(probs: np.ndarray, before: list[str] | None = None, sure: float = SURE,
+               prior: np.ndarray | None = None) -> BidRead:
     """Turn class probabilities into a read, marked uncertain where it may be wrong.
 
     ``before``: the calls already made at the table, when known; a call that
     cannot follow them is never reported as sure, and the most likely call
-    that can is put first among the candidates.
+    that can is put first among the candidates. ``prior``: how likely each
+    call is at this point of the auction (:mod:`tablecam.vision.call_prior`);
+    a call the network is not sure of has its calls weighed by it (a level
+    seen as a few pixels: ``7S`` at 0.5 after nothing is more likely a
+    ``3S`` at 0.3) and stays uncertain; its ``seen`` keeps the network's own
+    probability, which alone decides whether a call was seen (the card floor).
+
+    >>> p = np.zeros(len(CLASSES)); p[CLASSES.index("7S")], p[CLASSES.index("3S")] = 0.5, 0.3
+    >>> prior = np.full(len(CALLS), 1.0); prior[CALLS.index("7S")] = 0.01
+    >>> r = judge_read(p, [], prior=prior / prior.sum())
+    >>> r.call, r.uncertain, r.seen, [c for c, _ in r.candidates[:2]]
+    ('3S', True, 0.5, ['3S', '7S'])
     """
+    read = _judged(probs, before, sure)
+    if prior is None or float(np.max(probs)) >= sure or read.call not in CALLS:
+        return read                  # whether a call was seen at all is the network's to say
+    weighed = weigh(probs, prior)
+    weighed[len(CALLS):] = 0.0
+    return replace(_judged(weighed, before, sure), uncertain=True, seen=read.conf)
+
+
+def _judged(probs: np.ndarray, before: list[str] | None, sure: float) -> BidRead:
     order = np.argsort(-probs)
     ranked = [(CLASSES[i], float(probs[i])) for i in order[:4]]
     call, conf = ranked[0]
@@ -141,6 +189,8 @@ class BidCardReader:
             return np.zeros((0, len(CLASSES)), np.float32)
         return _softmax(self.session.run(None, {self.input: crops_batch(strips, STRIP_PX)})[0])
 
-    def read(self, strips: list[np.ndarray], before: list[str] | None = None) -> list[BidRead]:
-        """Read strips; each is judged against ``before``, the calls made before it (when known)."""
-        return [judge_read(p, before) for p in self.probs(strips)]
+    def read(self, strips: list[np.ndarray], before: list[str] | None = None,
+             prior: np.ndarray | None = None) -> list[BidRead]:
+        """Read strips; each is judged against ``before``, the calls made before it (when known),
+        and an unsure one weighed by ``prior`` (:func:`judge_read`)."""
+        return [judge_read(p, before, prior=prior) for p in self.probs(strips)]

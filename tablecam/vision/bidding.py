@@ -10,7 +10,9 @@ under it but the table), its top strip lies one card length inwards, and the
 strip is cut from the full-resolution frame and read.
 
 A read is never forced into the log: unsure reads and calls that could not
-follow the calls before them carry ``uncertain: true`` and their candidates.
+follow the calls before them carry ``uncertain: true`` and their candidates,
+an unsure read's calls ranked with how likely each is after the calls read
+so far (:mod:`tablecam.vision.call_prior`: an opening seven is rare).
 The auction is over at the first card played; the watcher then rests until
 the board's last trick has been turned.
 """
@@ -24,6 +26,7 @@ import numpy as np
 
 from ..cards import Seat
 from .bidcards import CALLS, CARD_MM, STRIP_MM, STRIP_PX, BidCardReader, BidRead
+from .call_prior import shipped as call_prior
 from .zones import CameraConfig, Zone
 
 UP = {Seat.N: (0.0, 1.0), Seat.S: (0.0, -1.0), Seat.E: (-1.0, 0.0), Seat.W: (1.0, 0.0)}
@@ -280,14 +283,15 @@ class BiddingWatcher:
             return None
         if self.reader is None:
             self.reader = BidCardReader()
-        reads = self.reader.read([cut(img, q, STRIP_PX) for q in quads], self.sure)
+        reads = self.reader.read([cut(img, q, STRIP_PX) for q in quads], self.sure,
+                                 prior=call_prior().probs(self.calls))
         best: tuple[BidRead, np.ndarray] | None = None
         for r, q in zip(reads, quads):
-            if r.call in CALLS and (best is None or (not r.uncertain, r.conf) > (not best[0].uncertain, best[0].conf)):
+            if r.call in CALLS and (best is None or (not r.uncertain, r.strength) > (not best[0].uncertain, best[0].strength)):
                 best = (r, q)
-        if best is None or (best[0].conf < self.cfg.min_conf and not self.bid_card_wide(w.width)):
+        if best is None or (best[0].strength < self.cfg.min_conf and not self.bid_card_wide(w.width)):
             return None                                  # STOP, ALERT, or not a bid card
-        read = best[0] if best[0].conf >= self.cfg.min_conf else replace(best[0], uncertain=True)
+        read = best[0] if best[0].strength >= self.cfg.min_conf else replace(best[0], uncertain=True)
         self.calls.append(read.call)
         if not read.uncertain:
             self.sure.append(read.call)                  # only sure reads judge the calls after them
