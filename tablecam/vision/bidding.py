@@ -78,6 +78,22 @@ def match_light(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return np.rint(b * gain).astype(a.dtype)
 
 
+def faint_threshold(now: np.ndarray, still: np.ndarray) -> float:
+    """A change threshold just above a zone's own noise (:data:`FAINT_OVER_NOISE`): for a white card
+    on a white table seen dark, its body a few grey levels above the cloth, its print too small to be
+    a card. The noise is the lower quartile of the change: a new card covers a third of the zone.
+
+    >>> still, rng = np.full((40, 80, 3), 96, np.int16), np.random.default_rng(0)
+    >>> quiet, grainy = (still + rng.normal(0, s, still.shape).round().astype(np.int16) for s in (1, 3))
+    >>> quiet[10:30, 40:75] += 8; grainy[10:30, 40:75] += 8
+    >>> faint_threshold(quiet, still), faint_threshold(grainy, still)
+    (4.0, 7.5)
+    """
+    d = np.abs(now - match_light(now, still))
+    d = d.max(axis=2) if d.ndim == 3 else d
+    return float(max(FAINT_FLOOR, FAINT_OVER_NOISE * np.percentile(d, 25)))
+
+
 @dataclass
 class ZoneWatch:
     """One bidding zone: its still picture, whether something moves in it, the strips read there."""
@@ -93,6 +109,12 @@ class ZoneWatch:
 
 NEW_CARD_CHANGE = 10.0
 """Colour change (0-255) against the still row that marks a new bid card's print, edges and body."""
+
+FAINT_OVER_NOISE = 2.5
+FAINT_FLOOR = 4.0
+"""Where nothing changed by :data:`NEW_CARD_CHANGE`, a new card is looked for at this many times the
+zone's noise (its lower quartile of change), and never below the floor (0-255): a white card on a
+white table in a dark picture is 5-10 grey levels above the cloth, the cloth's noise 2-3."""
 
 WIDE_NUDGES_MM = [(d, s) for d in (0.0, -4.0, 4.0, -8.0, 8.0, -12.0, 12.0) for s in (0.0, -8.0, 8.0)]
 """Where :meth:`BiddingWatcher.bid_card_at` looks for the strip when asked to look wide ((along the
@@ -260,11 +282,18 @@ class BiddingWatcher:
         if w.strips:
             out.append(w.strips[-1] - up * STRIP_MM + up * (STRIP_MM / 2 - CARD_MM[1]))
         # The patch at the motion threshold; and, for a card the colour of the cloth (whose print and
-        # edges change, its body hardly), at a low threshold with print and edges joined into one patch.
-        for threshold, close in ((None, 0), (NEW_CARD_CHANGE, int(9 * p) | 1)):
+        # edges change, its body hardly), at a low threshold with print and edges joined into one patch;
+        # where neither finds a card, just above the zone's noise (a white card on a white table).
+        found = False
+        for threshold, close in ((None, 0), (NEW_CARD_CHANGE, int(9 * p) | 1), ("faint", 0)):
+            if threshold == "faint":
+                if found:
+                    break
+                threshold = faint_threshold(patch, w.ref)
             px = self._changed_card(w, patch, threshold, close)
             if px is None:
                 continue                                                        # a chip, a finger: not a card
+            found = True
             pts = (px + np.array(origin)) / p                                   # table mm
             along = pts @ up
             low = pts[along <= np.quantile(along, 0.03)]                        # the caller's end of the patch
