@@ -225,3 +225,42 @@ def test_law_17_a_bid_card_read_faintly_is_still_a_call_said_unsure(size_mm, cal
     w = BiddingWatcher(cfg, "bridge", reader=_FaintReader())
     out = _watch(w, table, laid, p)
     assert [(e["call"], e.get("uncertain", False), e.get("candidates")) for e in out] == calls
+
+
+class _ClothAsPassReader:
+    """Reads a strip of bare cloth as a weak pass (as the real reader reads some cloths), a strip of
+    anything else brighter as a sure ``1H``, and the player's dark fan as no call."""
+
+    def read(self, strips, before=None, prior=None):
+        from tablecam.vision.bidcards import BidRead
+
+        out = []
+        for s in strips:
+            m = float(np.mean(s))
+            if m < 40:
+                out.append(BidRead("none", 0.9, [("none", 0.9)]))
+            elif m < 90:
+                out.append(BidRead("P", 0.6, [("P", 0.6), ("1N", 0.2)], True))
+            else:
+                out.append(BidRead("1H", 0.95, [("1H", 0.95)]))
+        return out
+
+
+def test_law_17_a_fan_lifted_off_the_row_is_no_call():
+    """Before the auction a player rests his fan in his bidding zone, then lifts it: the zone is
+    the bare cloth again. What changed is something taken away, not a card laid, so the cloth
+    where the fan was is never read as a call; the bid card he then lays is."""
+    import cv2
+
+    p = 3.0
+    cfg = CameraConfig.load()
+    table = np.full((600 * int(p), 600 * int(p), 3), (60, 110, 40), np.uint8)
+    fan = _laid(table, np.full((130, 76, 3), 20, np.uint8), (76.0, 130.0), p)
+    card = _laid(table, np.full((90, 45, 3), 235, np.uint8), (45.0, 90.0), p)
+    w = BiddingWatcher(cfg, "bridge", reader=_ClothAsPassReader())
+    out = []
+    for img in [table] * 3 + [fan] * (cfg.stable_frames + 3) + [table] * (cfg.stable_frames + 3) \
+            + [card] * (cfg.stable_frames + 3):
+        view = cv2.resize(img, None, fx=cfg.px_per_mm / p, fy=cfg.px_per_mm / p, interpolation=cv2.INTER_AREA)
+        out += w.update(view, img, _top_down(img, p))
+    assert [(e["seat"], e["call"]) for e in out] == [(Seat.S, "1H")]

@@ -105,10 +105,15 @@ class ZoneWatch:
     moved: bool = False
     strips: list[np.ndarray] = field(default_factory=list)   # centres (mm) of the strips read, in order
     width: float | None = None     # how wide (mm) the last new thing laid here was, when it could be told
+    row: np.ndarray | None = None  # the zone as it was after its last call (or when first seen)
 
 
 NEW_CARD_CHANGE = 10.0
 """Colour change (0-255) against the still row that marks a new bid card's print, edges and body."""
+
+TAKEN_AWAY = 0.8
+"""A change at least this much of which is the row as it was after its last call again is something
+taken off the row, not a card laid on it."""
 
 FAINT_OVER_NOISE = 2.5
 FAINT_FLOOR = 4.0
@@ -171,7 +176,7 @@ class BiddingWatcher:
             if patch.size == 0:
                 continue
             if w.ref is None or w.ref.shape != patch.shape:
-                w.ref = w.last = patch
+                w.ref = w.last = w.row = patch
                 continue
             moving = w.last is not None and w.last.shape == patch.shape and \
                 float(np.mean(self._changed(patch, w.last))) > self.cfg.stability.moving_fraction
@@ -183,6 +188,9 @@ class BiddingWatcher:
             if not w.moved or w.quiet < self.cfg.stable_frames:
                 continue
             w.moved = False
+            if self._taken_away(w, patch):
+                w.ref = patch                            # a hand or a fan lifted off the row: nothing laid
+                continue
             w.width = self._width(w, patch)
             if self.playing_card_wide(w.width):
                 w.ref = patch                            # a playing card laid here: nothing to read
@@ -190,10 +198,22 @@ class BiddingWatcher:
             call = self._new_card(w, patch, origin, frame_img, cut)
             if call is not None:
                 out.append(call)
+                w.row = patch
             if not self.active:
                 break                                    # the auction is over: no row is watched now
             w.ref = patch
         return out
+
+    def _taken_away(self, w: ZoneWatch, patch: np.ndarray) -> bool:
+        """Whether what changed since the still picture is the row as it was after its last call
+        again: something that lay over the row (a hand, a player's fan, a bidding box) was taken
+        away, and no card was laid. Its place, read as a strip, would give a call made of the cloth."""
+        if w.row is None or w.row.shape != patch.shape or w.row is w.ref:
+            return False
+        changed = self._changed(patch, w.ref)
+        if changed.sum() < 0.3 * CARD_MM[0] * CARD_MM[1] * self.cfg.px_per_mm ** 2:
+            return False
+        return float(np.mean(~self._changed(patch, w.row)[changed])) >= TAKEN_AWAY
 
     def _width(self, w: ZoneWatch, patch: np.ndarray) -> float | None:
         """How wide (mm, across the caller's row) the new thing laid in ``w`` since its still picture is:
@@ -372,7 +392,7 @@ class BiddingWatcher:
         """The auction is over (a card was played): bid cards are picked up, none are read."""
         self.active = False
         for w in self.watches:
-            w.ref = w.last = None
+            w.ref = w.last = w.row = None
             w.moved, w.quiet, w.strips = False, 0, []
 
     def reopen(self) -> None:
