@@ -264,3 +264,36 @@ def test_law_17_a_fan_lifted_off_the_row_is_no_call():
         view = cv2.resize(img, None, fx=cfg.px_per_mm / p, fy=cfg.px_per_mm / p, interpolation=cv2.INTER_AREA)
         out += w.update(view, img, _top_down(img, p))
     assert [(e["seat"], e["call"]) for e in out] == [(Seat.S, "1H")]
+
+
+def _taped_layout_pass(p: float) -> tuple[np.ndarray, np.ndarray]:
+    """A dark cloth with blue tape lines across South's row, bare and with a pass card laid there;
+    laid, the glossy tape beside the card catches its light (brightest next to it, none 15 mm off),
+    the cloth does not."""
+    from tablecam.sim.bidding_box import draw_card, held_out_design
+    from tablecam.vision.bidcards import CARD_MM
+
+    table = np.full((600 * int(p), 600 * int(p), 3), (40, 45, 60), np.uint8)
+    mm = np.arange(table.shape[0]) / p
+    tape = (mm % 18.0) < 11.0                                  # 11 mm lines every 18 mm
+    table[tape] = (190, 140, 30)
+    laid = _laid(table, draw_card("P", held_out_design(2))[..., ::-1], CARD_MM, p).astype(np.float32)
+    beside = np.maximum(0.0, np.abs(mm - 300.0) - CARD_MM[0] / 2)             # mm off the card's long edges
+    glow = np.where(beside > 0, 45.0 * np.clip(1.0 - beside / 15.0, 0.0, None), 0.0)
+    lit = tape & (mm >= 430) & (mm < 430 + CARD_MM[1])
+    laid[lit] += glow[None, :, None]
+    return table, np.clip(laid, 0, 255).astype(np.uint8)
+
+
+@needs_model
+def test_law_17_a_pass_card_on_a_taped_layout_is_a_bid_card_by_its_width():
+    """The tape lines beside a pass card change with the light as it is laid: what changed is
+    wider than a playing card wherever a line passes the card. The card is measured between its
+    own long edges, 45 mm: a bid card, and its pass is read."""
+    p = 3.0
+    table, laid = _taped_layout_pass(p)
+    w = BiddingWatcher(CameraConfig.load(), "bridge")
+    zone = next(x.zone for x in w.watches if x.zone.seat == Seat.S)
+    out = _watch(w, table, laid, p)
+    assert [(e["seat"], e["call"]) for e in out] == [(Seat.S, "P")]
+    assert 43 <= (w.laid_width(zone) or 0) <= 47

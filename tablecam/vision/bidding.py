@@ -126,6 +126,17 @@ WIDE_NUDGES_MM = [(d, s) for d in (0.0, -4.0, 4.0, -8.0, 8.0, -12.0, 12.0) for s
 card, across it) from where the outline puts it, mm): on the first call of an auction the caller's
 hand may still lie over the card, and the outline found then can be off by a third of a card."""
 
+EDGE_SHARP = 12.0
+"""How sharp (0-255 per pixel across the row) a new card's long edge must be along at least half of
+what changed, for the card to be measured from its edges (:meth:`BiddingWatcher._edge_width`): a bid
+card's edge against cloth or tape is 25-100; the print on it does not run along the row that far."""
+
+MIN_EDGE_MM = 20.0
+"""Edges shorter than this (mm along the row) measure no card: a finger, a chip."""
+
+SKEW_DEG = np.arange(-6.0, 6.1, 1.5)
+"""How askew to the row (degrees) a card may lie and still be measured from its long edges."""
+
 SAME_STRIP_MM = 10.0
 """A strip read again within this distance of one already read is that card seen again."""
 
@@ -216,7 +227,10 @@ class BiddingWatcher:
         return float(np.mean(~self._changed(patch, w.row)[changed])) >= TAKEN_AWAY
 
     def _width(self, w: ZoneWatch, patch: np.ndarray) -> float | None:
-        """How wide (mm, across the caller's row) the new thing laid in ``w`` since its still picture is:
+        """How wide (mm, across the caller's row) the new thing laid in ``w`` since its still picture is.
+
+        From the card's own long edges where both are seen (:meth:`_edge_width`): what changed beside
+        a card (tape lines the light moved otherwise than the cloth, a shadow) does not widen it. Else
         the median width of what changed, slice by slice along the row, so that a corner shadow or a
         finger does not widen it. None where it cannot be told: nothing card-sized changed; the change
         reaches a side of the zone and is narrower than a playing card (a card laid off the row's middle
@@ -227,6 +241,9 @@ class BiddingWatcher:
         px = self._changed_card(w, patch)
         if px is None:
             return None
+        edges = self._edge_width(w, patch, px)
+        if edges is not None:
+            return edges
         p = self.cfg.px_per_mm
         up = np.array(UP[w.zone.seat])
         pts = px / p
@@ -241,6 +258,46 @@ class BiddingWatcher:
         if width >= side - 4.0 or (cut_off and not self.playing_card_wide(width)):
             return None                          # cut off, it is at least that wide: only a playing card's width tells
         return width
+
+    def _edge_width(self, w: ZoneWatch, patch: np.ndarray, px: np.ndarray) -> float | None:
+        """How far apart (mm) the new card's two long edges are: the lines along the caller's row, each
+        sharp along at least half the length of what changed (``px``), that were not in the zone's still
+        picture (a taped layout's own lines along the row are), found at the skew the card lies at
+        (:data:`SKEW_DEG`). None where two such edges a card's width apart are not seen within what
+        changed: a card laid over the one before it at the same place, edges blurred by motion."""
+        assert w.ref is not None and w.zone.seat is not None
+        p = self.cfg.px_per_mm
+        rowwise = UP[w.zone.seat][0] == 0                    # North and South: the row runs down the view
+
+        def across_edges(a: np.ndarray) -> np.ndarray:     # sharpness across the row, one row per slice
+            a = (a if rowwise else np.swapaxes(a, 0, 1)).astype(np.float32)
+            g = np.abs(a[:, 2:] - a[:, :-2]) / 2
+            return g.max(axis=2) if g.ndim == 3 else g
+
+        new = np.clip(across_edges(patch) - across_edges(match_light(patch, w.ref)), 0, None)
+        along, across = (px[:, 1], px[:, 0]) if rowwise else (px[:, 0], px[:, 1])
+        rows = np.arange(int(np.quantile(along, 0.05)), int(np.quantile(along, 0.95)) + 1)
+        if len(rows) < MIN_EDGE_MM * p:
+            return None
+        cols = np.arange(new.shape[1])
+        best: tuple[float, float, np.ndarray] | None = None
+        for deg in SKEW_DEG:
+            shift = (rows - rows.mean())[:, None] * np.tan(np.deg2rad(deg))
+            idx = np.clip(np.rint(cols[None, :] + shift).astype(int), 0, len(cols) - 1)
+            profile = np.median(np.take_along_axis(new[rows], idx, axis=1), axis=0)
+            if best is None or profile.max() > best[0]:
+                best = (float(profile.max()), deg, profile)
+        assert best is not None
+        _, deg, profile = best
+        first = int(np.argmax(profile))
+        apart = np.abs(cols - first) >= 0.6 * CARD_MM[0] * p
+        if not apart.any():
+            return None
+        second = int(np.argmax(np.where(apart, profile, -1.0)))
+        lo, hi = sorted((first, second))
+        if profile[second] < EDGE_SHARP or lo + 1 < across.min() - 2 or hi + 1 > across.max() + 2:
+            return None                                         # not two edges, or not the thing that changed
+        return (hi - lo) / p * float(np.cos(np.deg2rad(deg)))
 
     def _changed_card(self, w: ZoneWatch, patch: np.ndarray, threshold: float | None = None,
                       close: int = 0) -> np.ndarray | None:
