@@ -131,6 +131,9 @@ EDGE_SHARP = 12.0
 what changed, for the card to be measured from its edges (:meth:`BiddingWatcher._edge_width`): a bid
 card's edge against cloth or tape is 25-100; the print on it does not run along the row that far."""
 
+EDGE_STEP_MM = 3.0
+"""An edge's two sides are told this far (mm) from it: a printed line is thinner, a blurred edge narrower."""
+
 MIN_EDGE_MM = 20.0
 """Edges shorter than this (mm along the row) measure no card: a finger, a chip."""
 
@@ -261,17 +264,25 @@ class BiddingWatcher:
 
     def _edge_width(self, w: ZoneWatch, patch: np.ndarray, px: np.ndarray) -> float | None:
         """How far apart (mm) the new card's two long edges are: the lines along the caller's row, each
-        sharp along at least half the length of what changed (``px``), that were not in the zone's still
-        picture (a taped layout's own lines along the row are), found at the skew the card lies at
-        (:data:`SKEW_DEG`). None where two such edges a card's width apart are not seen within what
-        changed: a card laid over the one before it at the same place, edges blurred by motion."""
+        sharp along at least half the length of what changed (``px``), with another colour either side
+        (a line printed on a card, a court card's frame, has the card's colour on both), that were not
+        in the zone's still picture (a taped layout's own lines along the row are), found at the skew
+        the card lies at (:data:`SKEW_DEG`). None where two such edges a card's width apart are not seen
+        within what changed: a card laid over the one before it at the same place, edges blurred by
+        motion, a card that goes on past the zone's side."""
         assert w.ref is not None and w.zone.seat is not None
         p = self.cfg.px_per_mm
         rowwise = UP[w.zone.seat][0] == 0                    # North and South: the row runs down the view
 
-        def across_edges(a: np.ndarray) -> np.ndarray:     # sharpness across the row, one row per slice
+        step = max(1, round(EDGE_STEP_MM * p))
+
+        def across_edges(a: np.ndarray) -> np.ndarray:
+            """Per pixel, how sharp the change across the row is and how far the colour on one side
+            differs from the other's ``step`` further out: an edge has both, a printed line only the first."""
             a = (a if rowwise else np.swapaxes(a, 0, 1)).astype(np.float32)
-            g = np.abs(a[:, 2:] - a[:, :-2]) / 2
+            sharp, apart = np.abs(a[:, 2:] - a[:, :-2]) / 2, np.zeros_like(a[:, 2:])
+            apart[:, step - 1:apart.shape[1] - step + 1] = np.abs(a[:, 2 * step:] - a[:, :-2 * step]) / 2
+            g = np.minimum(sharp, apart)
             return g.max(axis=2) if g.ndim == 3 else g
 
         new = np.clip(across_edges(patch) - across_edges(match_light(patch, w.ref)), 0, None)
