@@ -372,16 +372,12 @@ class BiddingWatcher:
         # The patch at the motion threshold; and, for a card the colour of the cloth (whose print and
         # edges change, its body hardly), at a low threshold with print and edges joined into one patch;
         # where neither finds a card, just above the zone's noise (a white card on a white table).
-        found = False
-        for threshold, close in ((None, 0), (NEW_CARD_CHANGE, int(9 * p) | 1), ("faint", 0)):
-            if threshold == "faint":
-                if found:
-                    break
-                threshold = faint_threshold(patch, w.ref)
-            px = self._changed_card(w, patch, threshold, close)
-            if px is None:
-                continue                                                        # a chip, a finger: not a card
-            found = True
+        found = [px for threshold, close in ((None, 0), (NEW_CARD_CHANGE, int(9 * p) | 1))
+                 if (px := self._changed_card(w, patch, threshold, close)) is not None]  # else a chip, a finger
+        if not found:
+            px = self._changed_card(w, patch, faint_threshold(patch, w.ref))
+            found = [] if px is None else [px]
+        for px in found:
             pts = (px + np.array(origin)) / p                                   # table mm
             along = pts @ up
             low = pts[along <= np.quantile(along, 0.03)]                        # the caller's end of the patch
