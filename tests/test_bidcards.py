@@ -157,3 +157,34 @@ def test_the_shipped_call_prior_is_what_the_recipe_counts_in_the_real_auctions(r
     found = auctions(ARCHIVES)
     assert {s: dict(c) for s, c in count(found).items()} == shipped_prior().counts
     assert len(found) > 7000
+
+
+def test_a_coarse_h264_quantiser_loses_a_thin_faint_stroke_but_keeps_a_solid_sign():
+    """What the bidding bench's 720p renders do to a light typeface's level digit (the recipe's
+    ``--coded-share``): a one-pixel grey stroke is quantised away at 51, kept at 20; a solid
+    blob, the suit sign, stays dark either way. Frames of any size come back in their size."""
+    from tablecam.training.camera_look import h264
+
+    frame = np.full((60, 80, 3), 235, np.uint8)
+    frame[10:40, 20] = 150                       # the stroke
+    frame[20:28, 50:58] = 20                     # the sign
+    for qp, stroke_kept in ((20, True), (51, False)):
+        coded, small = h264([frame, frame[:50, :70].copy()], qp)
+        assert coded.shape == frame.shape and small.shape == (50, 70, 3)
+        assert (coded[15:35, 20].mean() < 200) == stroke_kept
+        assert coded[21:27, 51:57].mean() < 60
+
+
+def test_the_camera_scale_of_the_recipe_before_draws_its_strips():
+    """The default scale takes nothing more from the random stream: the strips of the shipped
+    recipe's command are drawn again by it; a coded scale gives the same strips each run."""
+    from tablecam.training.bidcards import CAMERA_SCALE, CameraScale, strips
+
+    before = strips(10, seed=4, designs=8, camera_share=0.5, stacked_share=0.25)
+    now = strips(10, seed=4, designs=8, camera_share=0.5, stacked_share=0.25, scale=CAMERA_SCALE)
+    assert np.array_equal(before[0], now[0]) and np.array_equal(before[1], now[1])
+    look = CameraScale((0.55, 1.6), (0.5, 1.3), aliased=0.5, coded=1.0)
+    a = strips(10, seed=4, designs=8, camera_share=1.0, scale=look)
+    b = strips(10, seed=4, designs=8, camera_share=1.0, scale=look)
+    assert a[0].shape == (10, 3, 48, 96) and np.array_equal(a[0], b[0])
+    assert not np.array_equal(a[0], now[0])

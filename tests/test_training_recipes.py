@@ -98,9 +98,14 @@ def test_bidcards_flags_make_the_bid_card_recipe(monkeypatch, capsys):
     monkeypatch.setattr(bidcards, "train", lambda out, r: handed.append((out, r)) or {"held_out": {}, "held_out_playing": {}})
     assert bidcards.main(["--out", "o", "-n", "64", "--epochs", "2", "--seed", "3", "--designs", "8", "--held-out", "5",
                           "--threads", "1", "--camera-share", "0.4", "--stacked-share", "0.3",
-                          "--playing-share", "0.1"]) == 0
+                          "--playing-share", "0.1", "--camera-px-per-mm", "0.55", "1.6", "--camera-along", "0.5", "1.3",
+                          "--aliased-share", "0.5", "--coded-share", "0.7",
+                          "--level-weight", "0.5", "--init", "w.onnx", "--lr", "0.001"]) == 0
     assert handed[-1] == (Path("o"), BidCardRecipe(n=64, epochs=2, seed=3, designs=8, held_out=5, threads=1,
-                                                   camera_share=0.4, stacked_share=0.3, playing_share=0.1))
+                                                   camera_share=0.4, stacked_share=0.3, playing_share=0.1,
+                                                   camera_px_per_mm=(0.55, 1.6), camera_along=(0.5, 1.3),
+                                                   aliased_share=0.5, coded_share=0.7,
+                                                   level_weight=0.5, init=Path("w.onnx"), lr=0.001))
     assert bidcards.main([]) == 0 and handed[-1][1] == BidCardRecipe()
 
 

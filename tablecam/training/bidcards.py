@@ -21,6 +21,7 @@ import math
 import sys
 import time
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 
@@ -63,7 +64,7 @@ def _table(rng: np.random.Generator, h: int, w: int) -> np.ndarray:
 
 
 def strip_sample(rng: np.random.Generator, cache: FaceCache, label: str, k: int, held_out: bool,
-                 camera_share: float = 0.0) -> np.ndarray:
+                 camera_share: float = 0.0, scale: CameraScale | None = None) -> np.ndarray:
     """One strip as the camera would hand it to the reader (BGR, :data:`STRIP_PX`); a share
     ``camera_share`` of them cut from a low-resolution frame (:func:`through_camera`)."""
     ppm = DRAW_PX_PER_MM
@@ -93,10 +94,11 @@ def strip_sample(rng: np.random.Generator, cache: FaceCache, label: str, k: int,
     jit = lambda s: rng.normal(0, s)  # noqa: E731
     quad = np.float32([[margin, margin], [margin + cw, margin], [margin + cw, margin + sh], [margin, margin + sh]])
     quad += np.float32([[jit(0.04 * cw), jit(0.08 * sh)] for _ in range(4)])
-    return _cut(canvas, quad, rng, camera_share)
+    return _cut(canvas, quad, rng, camera_share, scale)
 
 
-def _cut(canvas: np.ndarray, quad: np.ndarray, rng: np.random.Generator, camera_share: float) -> np.ndarray:
+def _cut(canvas: np.ndarray, quad: np.ndarray, rng: np.random.Generator, camera_share: float,
+         scale: CameraScale | None = None) -> np.ndarray:
     """The strip under ``quad`` (canvas pixels, a little off already) of an RGB ``canvas`` drawn at
     :data:`DRAW_PX_PER_MM`, as the reader gets it (BGR): turned a little, then cut sharp and
     degraded, or (a share ``camera_share``) cut from a low-resolution frame."""
@@ -109,7 +111,7 @@ def _cut(canvas: np.ndarray, quad: np.ndarray, rng: np.random.Generator, camera_
         # the row model's strip in a low-resolution frame is off by a few millimetres more, mostly
         # along the card (its top edge is a pixel or two there)
         quad += np.float32([rng.normal(0, 0.04 * cw), rng.normal(0, 0.12 * sh)])
-        return through_camera(canvas[..., ::-1].copy(), quad, rng)
+        return through_camera(canvas[..., ::-1].copy(), quad, rng, scale)
     w, h = STRIP_PX
     m = cv2.getPerspectiveTransform(quad, np.float32([[0, 0], [w, 0], [w, h], [0, h]]))
     out = cv2.warpPerspective(canvas, m, (w, h), flags=cv2.INTER_AREA, borderMode=cv2.BORDER_REPLICATE)
@@ -156,7 +158,8 @@ def _lay(canvas: np.ndarray, face: np.ndarray, y: int, x: int) -> None:
         canvas[y0:y1, x0:x1] = face[y0 - y:y1 - y, x0 - x:x1 - x]
 
 
-def playing_sample(rng: np.random.Generator, faces: PlayingFaces, camera_share: float = 0.0) -> np.ndarray:
+def playing_sample(rng: np.random.Generator, faces: PlayingFaces, camera_share: float = 0.0,
+                   scale: CameraScale | None = None) -> np.ndarray:
     """A strip cut from a playing card at rest where bid cards lie (BGR, :data:`STRIP_PX`; label ``none``).
 
     The pipeline asks the bid-card reader about a card come to rest in a bidding zone
@@ -188,7 +191,7 @@ def playing_sample(rng: np.random.Generator, faces: PlayingFaces, camera_share: 
         cx = x0 + rng.uniform(0.1 * fw, 0.9 * fw)
     quad = np.float32([[cx - cw / 2, top], [cx + cw / 2, top], [cx + cw / 2, top + sh], [cx - cw / 2, top + sh]])
     quad += np.float32([[rng.normal(0, 0.04 * cw), rng.normal(0, 0.08 * sh)] for _ in range(4)])
-    return _cut(canvas, quad, rng, camera_share)
+    return _cut(canvas, quad, rng, camera_share, scale)
 
 
 def _turned(quad: np.ndarray, ang: float) -> np.ndarray:
@@ -198,13 +201,40 @@ def _turned(quad: np.ndarray, ang: float) -> np.ndarray:
     return (quad - c) @ rot.T + c
 
 
-CAMERA_PX_PER_MM = (0.45, 1.3)
-"""How many frame pixels a millimetre of a bid card spans in the benchmark's videos, across the
-card: about 1.05 at 720p seen straight down with a plain lens, 0.6 at 720p with a 90-degree lens at
-the far side of a tilted view; along the card a tilted view gives down to half as many."""
+class CameraScale(NamedTuple):
+    """How big a card is in the frame a strip is cut from: ``px_per_mm`` the range of frame pixels a
+    millimetre spans across the card (drawn log-uniformly), ``along`` the range of the factor that
+    gives the pixels a millimetre along it (a tilted view foreshortens the card's length).
+    :func:`through_camera` swaps the two for three strips in ten: a row across the tilt has its
+    width foreshortened, and then the length spans more pixels than the width. ``aliased``: the
+    share of frames that sample the card rather than average it (:func:`through_camera`): the
+    simulator's renders do (the table plane at about 1.8 px/mm remapped bilinearly onto a coarser
+    720p grid), and so does a webcam that scales its sensor down by skipping lines; a thin level
+    digit then breaks up or vanishes while the solid suit sign stays. ``coded``: the share of
+    frames sent through H.264 (:func:`coded_strips`) before the strip is cut."""
+
+    px_per_mm: tuple[float, float] = (0.45, 1.3)
+    along: tuple[float, float] = (0.5, 1.0)
+    aliased: float = 0.0
+    coded: float = 0.0
 
 
-def through_camera(canvas: np.ndarray, quad: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+CAMERA_SCALE = CameraScale()
+"""The scale of the recipe before (``--camera-px-per-mm 0.45 1.3 --camera-along 0.5 1.0``): about
+1.05 px/mm at 720p seen straight down with a plain lens, 0.6 at 720p with a 90-degree lens at the far
+side of a tilted view. The bidding bench's 720p videos put 0.55-1.6 frame px a millimetre across a bid
+card in the bidding zones, and along it 0.5-1.55 times that (docs/benchmarks.md)."""
+
+
+BENCH_720P = CameraScale((0.55, 1.6), (0.5, 1.3), aliased=0.5, coded=1.0)
+"""A bid card as the bidding bench's 720p videos show it (12-45 degrees, 72-degree lenses): 0.55-1.6
+frame px a millimetre across the card where the bidding zones lie, and along it 0.5-1.55 times that
+(from each video's table corners; docs/benchmarks.md); half the frames sampled rather than averaged,
+and all through H.264 (:data:`CODED_QP`)."""
+
+
+def through_camera(canvas: np.ndarray, quad: np.ndarray, rng: np.random.Generator,
+                   scale: CameraScale | None = None) -> "np.ndarray | FrameCut":
     """The strip as the pipeline cuts it from a low-resolution video frame (BGR, :data:`STRIP_PX`).
 
     The card (``canvas``, drawn at :data:`DRAW_PX_PER_MM`) is first brought to the frame's own
@@ -219,9 +249,10 @@ def through_camera(canvas: np.ndarray, quad: np.ndarray, rng: np.random.Generato
 
     from .camera_look import camera_faults
 
-    lo, hi = CAMERA_PX_PER_MM
+    look = scale or CAMERA_SCALE
+    lo, hi = look.px_per_mm
     across = float(np.exp(rng.uniform(np.log(lo), np.log(hi))))
-    along = across * float(rng.uniform(0.5, 1.0))
+    along = across * float(rng.uniform(*look.along))
     sx, sy = (across, along) if rng.random() < 0.7 else (along, across)   # tilt mostly foreshortens the card's length
     sx, sy = sx / DRAW_PX_PER_MM, sy / DRAW_PX_PER_MM
     h0, w0 = canvas.shape[:2]
@@ -233,19 +264,69 @@ def through_camera(canvas: np.ndarray, quad: np.ndarray, rng: np.random.Generato
     dst -= dst.min(0) - 1
     m = cv2.getPerspectiveTransform(src, dst)
     size = (int(math.ceil(dst[:, 0].max())) + 2, int(math.ceil(dst[:, 1].max())) + 2)
-    # the frame's pixels average the card's (an area filter: blur to the new pixel size first)
-    sig = (0.45 / max(sx, 1e-3), 0.45 / max(sy, 1e-3))
-    frame = cv2.warpPerspective(cv2.GaussianBlur(canvas, (0, 0), sig[0], sigmaY=sig[1]), m, size,
-                                flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    if look.aliased and rng.random() < look.aliased:
+        # sampled, not averaged: the card at an intermediate 1.4-2.8 px/mm, then bilinearly onto the
+        # frame's coarser grid (a renderer's or a webcam's cheap scaler, line skipping): a stroke
+        # thinner than a frame pixel is hit or missed, not averaged into a faint line
+        mid = max(float(rng.uniform(1.4, 2.8)), 1.2 * DRAW_PX_PER_MM * max(sx, sy)) / DRAW_PX_PER_MM
+        small = cv2.resize(canvas, None, fx=mid, fy=mid, interpolation=cv2.INTER_AREA)
+        m_small = m @ np.diag([1 / mid, 1 / mid, 1.0])
+        frame = cv2.warpPerspective(small, m_small, size, flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    else:
+        # the frame's pixels average the card's (an area filter: blur to the new pixel size first)
+        sig = (0.45 / max(sx, 1e-3), 0.45 / max(sy, 1e-3))
+        frame = cv2.warpPerspective(cv2.GaussianBlur(canvas, (0, 0), sig[0], sigmaY=sig[1]), m, size,
+                                    flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
     q = cv2.perspectiveTransform(quad[None].astype(np.float32), m)[0]
     turns = int(rng.integers(4))
     for _ in range(turns):                                             # rows across the frame
         frame = np.ascontiguousarray(np.rot90(frame))                  # a quarter turn: (x, y) -> (y, W - 1 - x)
         q = np.stack([q[:, 1], frame.shape[0] - 1 - q[:, 0]], 1)
     frame = camera_faults(frame, rng)                                 # without the sharpening halo
-    w, h = STRIP_PX
-    cut = cv2.getPerspectiveTransform(q.astype(np.float32), np.float32([[0, 0], [w - 1, 0], [w - 1, h - 1], [0, h - 1]]))
-    return cv2.warpPerspective(frame, cut, (w, h), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    if look.coded and rng.random() < look.coded:
+        return FrameCut(frame, q)                                     # cut after the codec (coded_strips)
+    return FrameCut(frame, q).strip()
+
+
+class FrameCut(NamedTuple):
+    """A strip still in its frame (BGR), ``quad`` its corners there: it waits for the video codec,
+    which codes frames by the batch (:func:`coded_strips`)."""
+
+    frame: np.ndarray
+    quad: np.ndarray
+
+    def strip(self, frame: np.ndarray | None = None) -> np.ndarray:
+        """The strip cut from ``frame`` (default its own) as :meth:`CameraPipeline._cut_strip` cuts it."""
+        import cv2
+
+        w, h = STRIP_PX
+        cut = cv2.getPerspectiveTransform(self.quad.astype(np.float32),
+                                          np.float32([[0, 0], [w - 1, 0], [w - 1, h - 1], [0, h - 1]]))
+        return cv2.warpPerspective(self.frame if frame is None else frame, cut, (w, h), flags=cv2.INTER_LINEAR,
+                                   borderMode=cv2.BORDER_REPLICATE)
+
+
+CODED_QP = (34, 51)
+"""The H.264 quantisers a coded strip's frame is drawn at (one per batch of :data:`CODED_BATCH`):
+from a good stream's to the coarsest, where the bidding bench's 720p renders (1.2 Mbit/s) lose a
+light typeface's level digit."""
+CODED_BATCH = 64
+
+
+def coded_strips(xs: list, rng: np.random.Generator) -> list[np.ndarray]:
+    """``xs`` with each :class:`FrameCut` replaced by its strip cut after H.264
+    (:func:`~tablecam.training.camera_look.h264`), :data:`CODED_BATCH` frames at a time, each
+    batch at a quantiser drawn from :data:`CODED_QP`."""
+    from .camera_look import h264
+
+    out = list(xs)
+    waiting = [i for i, x in enumerate(xs) if isinstance(x, FrameCut)]
+    for k in range(0, len(waiting), CODED_BATCH):
+        idx = waiting[k:k + CODED_BATCH]
+        qp = int(rng.integers(CODED_QP[0], CODED_QP[1] + 1))
+        for i, frame in zip(idx, h264([xs[i].frame for i in idx], qp)):
+            out[i] = xs[i].strip(frame)
+    return out
 
 
 def degrade(img: np.ndarray, rng: np.random.Generator) -> np.ndarray:
@@ -275,13 +356,14 @@ def degrade(img: np.ndarray, rng: np.random.Generator) -> np.ndarray:
 
 def strips(n: int, seed: int, designs: int, held_out: bool = False, none_share: float = 0.08,
            camera_share: float = 0.0, stacked_share: float = 0.0,
-           playing_share: float = 0.0) -> tuple[np.ndarray, np.ndarray]:
+           playing_share: float = 0.0, scale: CameraScale | None = None) -> tuple[np.ndarray, np.ndarray]:
     """``n`` labelled strips: the 40 call and signal classes evenly, ``none`` a share; a share
     ``camera_share`` cut from low-resolution frames (:func:`through_camera`), and a share
     ``stacked_share`` of the samples drawn from the stacked designs (level over the sign: the
     small level digit is the hardest thing to read; 1.0 gives only stacked designs). A share
     ``playing_share`` are playing cards (:func:`playing_sample`, label ``none``; of the held-out
-    decks when ``held_out``), on top of ``none_share``: 0 draws the strips of the recipe before it."""
+    decks when ``held_out``), on top of ``none_share``: 0 draws the strips of the recipe before it.
+    ``scale``: the card's size in the frames strips are cut from (default :data:`CAMERA_SCALE`)."""
     rng = np.random.default_rng(seed)
     cache = FaceCache()
     playing = (PlayingFaces(HELD_OUT_DECKS if held_out else None)) if playing_share else None
@@ -290,7 +372,7 @@ def strips(n: int, seed: int, designs: int, held_out: bool = False, none_share: 
     xs, ys = [], []
     for i in range(n):
         if playing is not None and rng.random() < playing_share:
-            xs.append(playing_sample(rng, playing, camera_share))
+            xs.append(playing_sample(rng, playing, camera_share, scale))
             ys.append(len(CLASSES) - 1)
             continue
         y = len(CLASSES) - 1 if rng.random() < none_share else int(rng.integers(len(CLASSES) - 1))
@@ -298,8 +380,10 @@ def strips(n: int, seed: int, designs: int, held_out: bool = False, none_share: 
             k = stacked[int(rng.integers(len(stacked)))]
         else:
             k = int(rng.integers(designs))
-        xs.append(strip_sample(rng, cache, CLASSES[y], k, held_out, camera_share))
+        xs.append(strip_sample(rng, cache, CLASSES[y], k, held_out, camera_share, scale))
         ys.append(y)
+    if scale is not None and scale.coded:
+        xs = coded_strips(xs, np.random.default_rng([seed, 264]))
     return crops_batch(xs, STRIP_PX), np.array(ys, np.int64)
 
 
@@ -325,6 +409,59 @@ def build_net(n_classes: int, width: int = 16):
     return nn.Sequential(*blk(3, w), nn.MaxPool2d(2), *blk(w, 2 * w), nn.MaxPool2d(2),
                          *blk(2 * w, 4 * w), nn.MaxPool2d(2), *blk(4 * w, 8 * w),
                          nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Dropout(0.2), nn.Linear(8 * w, n_classes))
+
+
+def load_onnx(net, path: Path) -> None:
+    """``net`` (:func:`build_net`) given the weights of an exported reader at ``path``.
+
+    The export folds each batch norm into the convolution before it, so the convolutions take the
+    folded weights and biases and each batch norm is set to pass its input through (mean 0,
+    variance 1 - eps, scale 1, shift 0): in eval mode the network is the exported one. Fine-tuning
+    keeps the batch norms in eval mode (:func:`freeze_norms`), so it starts from that network."""
+    import onnx
+    import torch
+    from onnx import numpy_helper
+
+    g = onnx.load(str(path)).graph
+    init = {i.name: numpy_helper.to_array(i) for i in g.initializer}
+    layers = [(n.input[1], n.input[2]) for n in g.node if n.op_type in ("Conv", "Gemm")]
+    mods = [m for m in net if isinstance(m, (torch.nn.Conv2d, torch.nn.Linear))]
+    norms = [m for m in net if isinstance(m, torch.nn.BatchNorm2d)]
+    if len(layers) != len(mods):
+        raise ValueError(f"{path}: {len(layers)} layers, the network {len(mods)}")
+    with torch.no_grad():
+        for (w, b), m in zip(layers, mods):
+            if tuple(init[w].shape) != tuple(m.weight.shape):
+                raise ValueError(f"{path}: weights {init[w].shape}, the network {tuple(m.weight.shape)}")
+            m.weight.copy_(torch.from_numpy(init[w]))
+            if isinstance(m, torch.nn.Linear):
+                m.bias.copy_(torch.from_numpy(init[b]))
+        for (_, b), bn in zip(layers, norms):
+            bn.running_mean.zero_()
+            bn.running_var.fill_(1 - bn.eps)
+            bn.weight.fill_(1.0)
+            bn.bias.copy_(torch.from_numpy(init[b]))
+
+
+def freeze_norms(net) -> None:
+    """Batch norms in eval mode (their running statistics kept) while the rest trains."""
+    import torch
+
+    for m in net:
+        if isinstance(m, torch.nn.BatchNorm2d):
+            m.eval()
+
+
+def level_loss(logits, y):
+    """Cross-entropy of the level alone, over the calls that are bids: a level's probability is
+    its five strains' summed. A 3N read as 5N costs here as much as 3N read as 5C."""
+    import torch
+
+    bid = y < len(CLASSES) - 6                         # 1C ... 7N
+    if not bool(bid.any()):
+        return logits.sum() * 0.0
+    logp = torch.log_softmax(logits[bid], 1)[:, :35].reshape(-1, 7, 5)
+    return -torch.logsumexp(logp, 2).gather(1, (y[bid] // 5)[:, None]).mean()
 
 
 def evaluate(probs: np.ndarray, y: np.ndarray) -> dict:
@@ -356,6 +493,10 @@ TUNING_SETS = {
     "calls, training designs, through camera (2,000, seed 9)": dict(n=2000, seed=9, designs=60, camera_share=1.0),
     "calls, stacked training designs, through camera (2,000, seed 8)":
         dict(n=2000, seed=8, designs=60, camera_share=1.0, stacked_share=1.0),
+    "calls, training designs, as the bench's 720p videos show them (2,000, seed 13)":
+        dict(n=2000, seed=13, designs=60, camera_share=1.0, scale=BENCH_720P),
+    "calls, stacked training designs, as the bench's 720p videos show them (2,000, seed 14)":
+        dict(n=2000, seed=14, designs=60, camera_share=1.0, stacked_share=1.0, scale=BENCH_720P),
 }
 """Fresh strips of the training designs: what a reader and its settings are chosen on."""
 
@@ -397,6 +538,12 @@ def check(models: list[Path], sure: tuple[float, ...] = (0.8, 0.85, 0.9), n_play
     return out
 
 
+def _sha256(path: Path) -> str:
+    import hashlib
+
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+
+
 def train(out: Path, r: BidCardRecipe) -> dict:
     """The bid-card reader made by recipe ``r`` (:class:`~tablecam.training.recipes.BidCardRecipe`),
     exported to ``out/bid_card.onnx`` with its figures on held-out strips in ``bid_card.json``."""
@@ -406,13 +553,17 @@ def train(out: Path, r: BidCardRecipe) -> dict:
     torch.set_num_threads(r.threads)
     t0 = time.time()
     n = r.n
-    x, y = _cached(out / f"train-{n}-{r.seed}-{r.designs}-{r.camera_share}-{r.stacked_share}-{r.playing_share}.npz",
+    scale = CameraScale(r.camera_px_per_mm, r.camera_along, r.aliased_share, r.coded_share)
+    tag = "" if scale == CAMERA_SCALE else f"-{'-'.join(map(str, [*scale.px_per_mm, *scale.along, *scale[2:]]))}"
+    x, y = _cached(out / f"train-{n}-{r.seed}-{r.designs}-{r.camera_share}-{r.stacked_share}-{r.playing_share}{tag}.npz",
                    lambda: strips(n, r.seed, r.designs, camera_share=r.camera_share, stacked_share=r.stacked_share,
-                                  playing_share=r.playing_share))
+                                  playing_share=r.playing_share, scale=scale))
     xv, yv = _cached(out / f"heldout-{r.held_out}-{r.seed}.npz",
                      lambda: strips(r.held_out, r.seed + 1000, 8, held_out=True))
     print(f"rendered {n} training and {r.held_out} held-out strips in {time.time() - t0:.0f} s", file=sys.stderr)
     net = build_net(len(CLASSES), r.width)
+    if r.init is not None:
+        load_onnx(net, r.init)
     opt = torch.optim.AdamW(net.parameters(), lr=r.lr, weight_decay=1e-4)
     steps = r.epochs * math.ceil(n / r.batch)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=r.lr, total_steps=steps)
@@ -420,12 +571,17 @@ def train(out: Path, r: BidCardRecipe) -> dict:
     xt, yt = torch.from_numpy(x), torch.from_numpy(y)
     for ep in range(r.epochs):
         net.train()
+        if r.init is not None:
+            freeze_norms(net)
         perm = torch.randperm(n)
         total = 0.0
         for i in range(0, n, r.batch):
             idx = perm[i:i + r.batch]
             opt.zero_grad()
-            loss = loss_fn(net(xt[idx]), yt[idx])
+            logits = net(xt[idx])
+            loss = loss_fn(logits, yt[idx])
+            if r.level_weight:
+                loss = loss + r.level_weight * level_loss(logits, yt[idx])
             loss.backward()
             opt.step()
             sched.step()
@@ -449,7 +605,11 @@ def train(out: Path, r: BidCardRecipe) -> dict:
             "recipe": {"command": " ".join(["python -m tablecam.training.bidcards", *sys.argv[1:]]), "n": n,
                        "epochs": r.epochs, "seed": r.seed, "designs": r.designs, "width": r.width, "batch": r.batch,
                        "lr": r.lr, "camera_share": r.camera_share, "stacked_share": r.stacked_share,
-                       "playing_share": r.playing_share, "minutes": round((time.time() - t0) / 60, 1)},
+                       "playing_share": r.playing_share, "camera_px_per_mm": list(r.camera_px_per_mm),
+                       "camera_along": list(r.camera_along), "aliased_share": r.aliased_share,
+                       "coded_share": r.coded_share, "coded_qp": list(CODED_QP), "level_weight": r.level_weight,
+                       **({"init": str(r.init), "init_sha256": _sha256(r.init)} if r.init is not None else {}),
+                       "minutes": round((time.time() - t0) / 60, 1)},
             "held_out": {"designs": "8 of the FreeFont family (free-sans, free-serif), never trained on",
                          **evaluate(probs, yv)},
             "held_out_playing": {"decks": f"playing cards of {', '.join(HELD_OUT_DECKS)} (never trained on), "
@@ -474,6 +634,18 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--playing-share", type=float, default=0.0,
                     help="share of strips cut from playing cards of the training decks, labelled none "
                          "(0, the shipped recipe: none; models/README.md has the 0.15 run, not kept)")
+    ap.add_argument("--camera-px-per-mm", type=float, nargs=2, default=[0.45, 1.3], metavar=("LO", "HI"),
+                    help="frame pixels a millimetre across the card in strips cut from frames (log-uniform)")
+    ap.add_argument("--camera-along", type=float, nargs=2, default=[0.5, 1.0], metavar=("LO", "HI"),
+                    help="pixels a millimetre along the card, as a factor of those across it")
+    ap.add_argument("--aliased-share", type=float, default=0.0,
+                    help="share of frames that sample the card rather than average it (through_camera)")
+    ap.add_argument("--coded-share", type=float, default=0.0,
+                    help="share of frames sent through H.264 before the strip is cut (coded_strips)")
+    ap.add_argument("--level-weight", type=float, default=0.0,
+                    help="weight of a second loss on the level alone (0: none)")
+    ap.add_argument("--init", type=Path, help="start from these weights (a bid_card.onnx of the same width)")
+    ap.add_argument("--lr", type=float, default=3e-3)
     ap.add_argument("--check", type=Path, nargs="+", metavar="ONNX",
                     help="only print the tuning figures of these models (check), side by side; no training")
     a = ap.parse_args(argv)
@@ -482,7 +654,10 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     meta = train(a.out, BidCardRecipe(n=a.n, epochs=a.epochs, seed=a.seed, designs=a.designs, held_out=a.held_out,
                                       threads=a.threads, camera_share=a.camera_share,
-                                      stacked_share=a.stacked_share, playing_share=a.playing_share))
+                                      stacked_share=a.stacked_share, playing_share=a.playing_share,
+                                      camera_px_per_mm=tuple(a.camera_px_per_mm), camera_along=tuple(a.camera_along),
+                                      aliased_share=a.aliased_share, coded_share=a.coded_share,
+                                      level_weight=a.level_weight, init=a.init, lr=a.lr))
     print(json.dumps({**meta["held_out"], "playing": meta["held_out_playing"]}))
     return 0
 

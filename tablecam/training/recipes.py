@@ -189,7 +189,17 @@ class BidCardRecipe:
     cut from low-resolution frames, ``stacked_share`` drawn from the stacked
     designs only (level over the sign), ``playing_share`` cut from playing
     cards of the training decks and labelled ``none``; ``width``: channels
-    of the first conv layer."""
+    of the first conv layer. ``camera_px_per_mm``: how many frame pixels a
+    millimetre spans across the card in the strips cut from frames (drawn
+    log-uniformly); ``camera_along``: along the card that times a factor
+    drawn from this range (a tilted view foreshortens the card's length, or
+    its width in a row across the tilt). ``aliased_share``: the share of
+    those frames that sample the card rather than average it;
+    ``coded_share``: the share sent through H.264 before the cut
+    (``bidcards.CameraScale``). ``level_weight``: weight of a second
+    loss on the level alone (the probabilities of a level's five strains
+    summed): the level is what a small card loses first. ``init``: start
+    from these weights (a ``bid_card.onnx``) instead of at random."""
 
     n: int = 30000
     epochs: int = 10
@@ -203,3 +213,9 @@ class BidCardRecipe:
     camera_share: float = 0.5
     stacked_share: float = 0.25
     playing_share: float = 0.0
+    camera_px_per_mm: tuple[float, float] = (0.45, 1.3)
+    camera_along: tuple[float, float] = (0.5, 1.0)
+    aliased_share: float = 0.0
+    coded_share: float = 0.0
+    level_weight: float = 0.0
+    init: Path | None = None
