@@ -297,3 +297,43 @@ def test_law_17_a_pass_card_on_a_taped_layout_is_a_bid_card_by_its_width():
     out = _watch(w, table, laid, p)
     assert [(e["seat"], e["call"]) for e in out] == [(Seat.S, "P")]
     assert 43 <= (w.laid_width(zone) or 0) <= 47
+
+
+class _SecondReadFaintly:
+    """Reads the first card laid surely as ``1H``, every later strip faintly as ``2H`` (a level digit
+    lost at 720p)."""
+
+    def __init__(self) -> None:
+        self.reads = 0
+
+    def read(self, strips, before=None, prior=None):
+        from tablecam.vision.bidcards import BidRead
+
+        self.reads += 1
+        if self.reads == 1:
+            return [BidRead("1H", 0.95, [("1H", 0.95)]) for _ in strips]
+        return [BidRead("2H", 0.16, [("2H", 0.16), ("4H", 0.15), ("7H", 0.12)], True) for _ in strips]
+
+
+def test_law_17_a_call_laid_almost_over_the_one_before_is_still_a_call():
+    """A player lays his second bid card only 15 mm nearer himself than his first, so that little of
+    it lies over the cloth: too little to measure its width. It lies on his row of calls, so its
+    faint read is still a call, said unsure with its candidates, and the auction keeps its count."""
+    import cv2
+
+    p = 3.0
+    cfg = CameraConfig.load()
+    table = np.full((600 * int(p), 600 * int(p), 3), (60, 110, 40), np.uint8)
+    face = np.full((90, 45, 3), 235, np.uint8)
+    face[5:15, 15:30] = 40                                   # the call's print at the card's top
+    first = _laid(table, face, (45.0, 90.0), p)
+    second = first.copy()
+    y0, x0 = int(445 * p), int((300 - 22.5) * p)
+    second[y0:y0 + int(90 * p), x0:x0 + int(45 * p)] = cv2.resize(face, (int(45 * p), int(90 * p)))
+    w = BiddingWatcher(cfg, "bridge", reader=_SecondReadFaintly())
+    out = []
+    for img in [table] * 3 + [first] * (cfg.stable_frames + 3) + [second] * (cfg.stable_frames + 3):
+        view = cv2.resize(img, None, fx=cfg.px_per_mm / p, fy=cfg.px_per_mm / p, interpolation=cv2.INTER_AREA)
+        out += w.update(view, img, _top_down(img, p))
+    assert [(e["call"], e.get("uncertain", False)) for e in out] == [("1H", False), ("2H", True)]
+    assert out[1]["candidates"] == ["2H", "4H", "7H"]

@@ -115,6 +115,14 @@ TAKEN_AWAY = 0.8
 """A change at least this much of which is the row as it was after its last call again is something
 taken off the row, not a card laid on it."""
 
+ROW_LEAST = 0.15
+"""A card laid almost over the one before it changes only the part of it over the cloth: this share
+of a bid card's area is enough to tell where it lies (:meth:`BiddingWatcher._on_row`)."""
+
+ROW_SLACK_MM = 4.0
+"""How far (mm) past a bid card's half width either side of the row's line a new thing may reach and
+still lie on the row of calls (a card laid a little askew)."""
+
 FAINT_OVER_NOISE = 2.5
 FAINT_FLOOR = 4.0
 """Where nothing changed by :data:`NEW_CARD_CHANGE`, a new card is looked for at this many times the
@@ -218,6 +226,23 @@ class BiddingWatcher:
             w.ref = patch
         return out
 
+    def _on_row(self, w: ZoneWatch, patch: np.ndarray, origin: tuple[int, int]) -> bool:
+        """Whether what changed lies on the row of calls already read here, no wider than a bid card
+        (:data:`ROW_SLACK_MM` either side): a card laid almost over the one before it, whose own edges
+        show too little to measure its width. It is the next call, said unsure if read faintly: dropped,
+        the auction's count of calls would be short and its end seen one pass late or never."""
+        if not w.strips or w.zone.seat is None:
+            return False
+        p = self.cfg.px_per_mm
+        px = self._changed_card(w, patch, least=ROW_LEAST)
+        if px is None:
+            return False
+        up = np.array(UP[w.zone.seat])
+        right = np.array([-up[1], up[0]])
+        across = ((px + np.array(origin)) / p) @ right
+        mid = float(np.median(np.array(w.strips) @ right))
+        return bool(np.all(np.abs(across - mid) <= CARD_MM[0] / 2 + ROW_SLACK_MM))
+
     def _taken_away(self, w: ZoneWatch, patch: np.ndarray) -> bool:
         """Whether what changed since the still picture is the row as it was after its last call
         again: something that lay over the row (a hand, a player's fan, a bidding box) was taken
@@ -311,9 +336,10 @@ class BiddingWatcher:
         return (hi - lo) / p * float(np.cos(np.deg2rad(deg)))
 
     def _changed_card(self, w: ZoneWatch, patch: np.ndarray, threshold: float | None = None,
-                      close: int = 0) -> np.ndarray | None:
+                      close: int = 0, least: float = 0.3) -> np.ndarray | None:
         """The pixels (x, y in the patch) of the largest patch that changed since ``w``'s still picture
-        (at ``threshold``, gaps up to ``close`` px closed), or None where nothing card-sized changed."""
+        (at ``threshold``, gaps up to ``close`` px closed), or None where nothing card-sized (``least``
+        of a bid card's area) changed."""
         import cv2
 
         assert w.ref is not None
@@ -326,7 +352,7 @@ class BiddingWatcher:
         if n < 2:
             return None
         k = 1 + int(np.argmax(stats[1:, cv2.CC_STAT_AREA]))
-        if stats[k, cv2.CC_STAT_AREA] < 0.3 * CARD_MM[0] * CARD_MM[1] * p * p:
+        if stats[k, cv2.CC_STAT_AREA] < least * CARD_MM[0] * CARD_MM[1] * p * p:
             return None
         ys, xs = np.nonzero(labels == k)
         return np.stack([xs, ys], 1)
@@ -402,7 +428,8 @@ class BiddingWatcher:
         for r, q in zip(reads, quads):
             if r.call in CALLS and (best is None or (not r.uncertain, r.strength) > (not best[0].uncertain, best[0].strength)):
                 best = (r, q)
-        if best is None or (best[0].strength < self.cfg.min_conf and not self.bid_card_wide(w.width)):
+        if best is None or (best[0].strength < self.cfg.min_conf and not self.bid_card_wide(w.width)
+                            and not self._on_row(w, patch, origin)):
             return None                                  # STOP, ALERT, or not a bid card
         read = best[0] if best[0].strength >= self.cfg.min_conf else replace(best[0], uncertain=True)
         self.calls.append(read.call)
