@@ -337,3 +337,20 @@ def test_law_17_a_call_laid_almost_over_the_one_before_is_still_a_call():
         out += w.update(view, img, _top_down(img, p))
     assert [(e["call"], e.get("uncertain", False)) for e in out] == [("1H", False), ("2H", True)]
     assert out[1]["candidates"] == ["2H", "4H", "7H"]
+
+
+def test_law_41_a_playing_card_is_not_measured_to_a_line_printed_on_it():
+    """A playing card laid in South's bidding zone with a dark column printed 44 mm from its left
+    edge (a court card's picture, a column of pips), as sharp as an edge and with other colours
+    either side: the card is not measured from its edge to that line as a 45 mm bid card, for
+    beyond the line lies the card's own body, not the table. It is a playing card by its width."""
+    p = 3.0
+    cfg = CameraConfig.load()
+    table = np.full((600 * int(p), 600 * int(p), 3), (60, 110, 40), np.uint8)
+    face = np.full((88, 63, 3), 235, np.uint8)
+    face[6:82, 44:50] = (30, 30, 160)
+    laid = _laid(table, face, (63.0, 88.0), p)
+    w = BiddingWatcher(cfg, "bridge", reader=_ClothAsPassReader())
+    zone = next(x.zone for x in w.watches if x.zone.seat == Seat.S)
+    _watch(w, table, laid, p)
+    assert w.playing_card_wide(w.laid_width(zone))
