@@ -219,7 +219,7 @@ class CameraScale(NamedTuple):
     coded: float = 0.0
 
 
-CAMERA_SCALE = CameraScale()
+CAMERA_SCALE = CameraScale(BidCardRecipe.camera_px_per_mm, BidCardRecipe.camera_along)
 """The scale of the recipe before (``--camera-px-per-mm 0.45 1.3 --camera-along 0.5 1.0``): about
 1.05 px/mm at 720p seen straight down with a plain lens, 0.6 at 720p with a 90-degree lens at the far
 side of a tilted view. The bidding bench's 720p videos put 0.55-1.6 frame px a millimetre across a bid
@@ -619,33 +619,36 @@ def train(out: Path, r: BidCardRecipe) -> dict:
 
 
 def main(argv: list[str] | None = None) -> int:
+    defaults = BidCardRecipe()
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", type=Path, default=Path("data/bidcards"))
-    ap.add_argument("-n", type=int, default=30000, help="training strips")
-    ap.add_argument("--epochs", type=int, default=10)
-    ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--designs", type=int, default=60, help="training designs (bidding_box.design(0..N-1))")
-    ap.add_argument("--held-out", type=int, default=4000, help="strips of the held-out designs to check on")
-    ap.add_argument("--threads", type=int, default=1, help="torch threads (1 is fastest on a shared machine)")
-    ap.add_argument("--camera-share", type=float, default=0.5,
+    ap.add_argument("-n", type=int, default=defaults.n, help="training strips")
+    ap.add_argument("--epochs", type=int, default=defaults.epochs)
+    ap.add_argument("--seed", type=int, default=defaults.seed)
+    ap.add_argument("--designs", type=int, default=defaults.designs, help="training designs (bidding_box.design(0..N-1))")
+    ap.add_argument("--held-out", type=int, default=defaults.held_out, help="strips of the held-out designs to check on")
+    ap.add_argument("--threads", type=int, default=defaults.threads, help="torch threads (1 is fastest on a shared machine)")
+    ap.add_argument("--camera-share", type=float, default=defaults.camera_share,
                     help="share of strips cut from low-resolution frames (through_camera)")
-    ap.add_argument("--stacked-share", type=float, default=0.25,
+    ap.add_argument("--stacked-share", type=float, default=defaults.stacked_share,
                     help="share of strips drawn from stacked designs only (besides their share of all designs)")
-    ap.add_argument("--playing-share", type=float, default=0.0,
+    ap.add_argument("--playing-share", type=float, default=defaults.playing_share,
                     help="share of strips cut from playing cards of the training decks, labelled none "
                          "(0, the shipped recipe: none; models/README.md has the 0.15 run, not kept)")
-    ap.add_argument("--camera-px-per-mm", type=float, nargs=2, default=[0.45, 1.3], metavar=("LO", "HI"),
+    ap.add_argument("--camera-px-per-mm", type=float, nargs=2, default=list(defaults.camera_px_per_mm),
+                    metavar=("LO", "HI"),
                     help="frame pixels a millimetre across the card in strips cut from frames (log-uniform)")
-    ap.add_argument("--camera-along", type=float, nargs=2, default=[0.5, 1.0], metavar=("LO", "HI"),
+    ap.add_argument("--camera-along", type=float, nargs=2, default=list(defaults.camera_along),
+                    metavar=("LO", "HI"),
                     help="pixels a millimetre along the card, as a factor of those across it")
-    ap.add_argument("--aliased-share", type=float, default=0.0,
+    ap.add_argument("--aliased-share", type=float, default=defaults.aliased_share,
                     help="share of frames that sample the card rather than average it (through_camera)")
-    ap.add_argument("--coded-share", type=float, default=0.0,
+    ap.add_argument("--coded-share", type=float, default=defaults.coded_share,
                     help="share of frames sent through H.264 before the strip is cut (coded_strips)")
-    ap.add_argument("--level-weight", type=float, default=0.0,
+    ap.add_argument("--level-weight", type=float, default=defaults.level_weight,
                     help="weight of a second loss on the level alone (0: none)")
     ap.add_argument("--init", type=Path, help="start from these weights (a bid_card.onnx of the same width)")
-    ap.add_argument("--lr", type=float, default=3e-3)
+    ap.add_argument("--lr", type=float, default=defaults.lr)
     ap.add_argument("--check", type=Path, nargs="+", metavar="ONNX",
                     help="only print the tuning figures of these models (check), side by side; no training")
     a = ap.parse_args(argv)

@@ -107,20 +107,19 @@ class BidRead:
 
 def weigh(probs: np.ndarray, prior: np.ndarray) -> np.ndarray:
     """The reader's class probabilities with its calls weighed by ``prior`` (a probability for each of
-    :data:`CALLS`), their total kept. STOP, ALERT and ``none`` keep the reader's probability: the
-    prior says which call it is, not whether the card is a call.
+    :data:`CALLS`), their total kept; STOP, ALERT and ``none`` at 0. The prior says which call a card
+    is, once the network has said it is a call.
 
     >>> p = np.zeros(len(CLASSES)); p[CLASSES.index("7S")], p[CLASSES.index("3S")] = 0.5, 0.3
     >>> prior = np.full(len(CALLS), 1.0); prior[CALLS.index("7S")] = 0.01
     >>> q = weigh(p, prior / prior.sum())
-    >>> CLASSES[int(np.argmax(q))], round(float(q[:len(CALLS)].sum()), 6)
+    >>> CLASSES[int(np.argmax(q))], round(float(q.sum()), 6)
     ('3S', 0.8)
     """
     n = len(CALLS)
-    out = np.array(probs, np.float64)
-    post = out[:n] * prior
-    if post.sum() > 0:
-        out[:n] = post / post.sum() * out[:n].sum()
+    out = np.zeros(len(probs), np.float64)
+    post = np.asarray(probs[:n], np.float64) * prior
+    out[:n] = post / post.sum() * float(np.sum(probs[:n])) if post.sum() > 0 else probs[:n]
     return out
 
 
@@ -146,9 +145,7 @@ def judge_read(probs: np.ndarray, before: list[str] | None = None, sure: float =
     read = _judged(probs, before, sure)
     if prior is None or float(np.max(probs)) >= sure or read.call not in CALLS:
         return read                  # whether a call was seen at all is the network's to say
-    weighed = weigh(probs, prior)
-    weighed[len(CALLS):] = 0.0
-    return replace(_judged(weighed, before, sure), uncertain=True, seen=read.conf)
+    return replace(_judged(weigh(probs, prior), before, sure), uncertain=True, seen=read.conf)
 
 
 def _judged(probs: np.ndarray, before: list[str] | None, sure: float) -> BidRead:

@@ -111,6 +111,9 @@ class ZoneWatch:
 NEW_CARD_CHANGE = 10.0
 """Colour change (0-255) against the still row that marks a new bid card's print, edges and body."""
 
+CARD_SIZED = 0.3
+"""A change covering at least this share of a bid card's area may be a card laid (less: a chip, a finger)."""
+
 TAKEN_AWAY = 0.8
 """A change at least this much of which is the row as it was after its last call again is something
 taken off the row, not a card laid on it."""
@@ -257,7 +260,7 @@ class BiddingWatcher:
         if w.row is None or w.row.shape != patch.shape or w.row is w.ref:
             return False
         changed = self._changed(patch, w.ref)
-        if changed.sum() < 0.3 * CARD_MM[0] * CARD_MM[1] * self.cfg.px_per_mm ** 2:
+        if changed.sum() < self._card_px(CARD_SIZED):
             return False
         return float(np.mean(~self._changed(patch, w.row)[changed])) >= TAKEN_AWAY
 
@@ -323,15 +326,15 @@ class BiddingWatcher:
         if len(rows) < MIN_EDGE_MM * p:
             return None
         cols = np.arange(new.shape[1])
-        best: tuple[float, float, np.ndarray] | None = None
+        best: tuple[float, float, np.ndarray, np.ndarray] | None = None
         for deg in SKEW_DEG:
-            shift = (rows - rows.mean())[:, None] * np.tan(np.deg2rad(deg))
-            idx = np.clip(np.rint(cols[None, :] + shift).astype(int), 0, len(cols) - 1)
+            shift = (rows - rows.mean()) * np.tan(np.deg2rad(deg))
+            idx = np.clip(np.rint(cols[None, :] + shift[:, None]).astype(int), 0, len(cols) - 1)
             profile = np.median(np.take_along_axis(new[rows], idx, axis=1), axis=0)
             if best is None or profile.max() > best[0]:
-                best = (float(profile.max()), deg, profile)
+                best = (float(profile.max()), deg, profile, shift)
         assert best is not None
-        _, deg, profile = best
+        _, deg, profile, shift = best
         first = int(np.argmax(profile))
         apart = np.abs(cols - first) >= 0.6 * CARD_MM[0] * p
         if not apart.any():
@@ -343,21 +346,20 @@ class BiddingWatcher:
         # a card's edge has the table beyond it, as it was before; a line printed on a playing card
         # (a court card's frame, a column of pips) has the card's own body, which changed
         bare = ~(self._changed(patch, w.ref) if rowwise else self._changed(patch, w.ref).T)
-        shift = np.rint((rows - rows.mean()) * np.tan(np.deg2rad(deg))).astype(int)
-        beyond = [np.clip(c + shift, 0, bare.shape[1] - 1) for c in (lo + 1 - 2 * step, hi + 1 + 2 * step)]
+        beyond = [np.clip(c + np.rint(shift).astype(int), 0, bare.shape[1] - 1)
+                  for c in (lo + 1 - 2 * step, hi + 1 + 2 * step)]
         if min(float(np.mean(bare[rows, c])) for c in beyond) < EDGE_BEYOND_BARE:
             return None
         return (hi - lo) / p * float(np.cos(np.deg2rad(deg)))
 
     def _changed_card(self, w: ZoneWatch, patch: np.ndarray, threshold: float | None = None,
-                      close: int = 0, least: float = 0.3) -> np.ndarray | None:
+                      close: int = 0, least: float = CARD_SIZED) -> np.ndarray | None:
         """The pixels (x, y in the patch) of the largest patch that changed since ``w``'s still picture
         (at ``threshold``, gaps up to ``close`` px closed), or None where nothing card-sized (``least``
         of a bid card's area) changed."""
         import cv2
 
         assert w.ref is not None
-        p = self.cfg.px_per_mm
         diff = cv2.morphologyEx(self._changed(patch, w.ref, threshold).astype(np.uint8), cv2.MORPH_OPEN,
                                 np.ones((2, 2), np.uint8))
         if close:
@@ -366,10 +368,14 @@ class BiddingWatcher:
         if n < 2:
             return None
         k = 1 + int(np.argmax(stats[1:, cv2.CC_STAT_AREA]))
-        if stats[k, cv2.CC_STAT_AREA] < least * CARD_MM[0] * CARD_MM[1] * p * p:
+        if stats[k, cv2.CC_STAT_AREA] < self._card_px(least):
             return None
         ys, xs = np.nonzero(labels == k)
         return np.stack([xs, ys], 1)
+
+    def _card_px(self, share: float) -> float:
+        """``share`` of a bid card's area, in pixels of the watcher's top-down view."""
+        return share * CARD_MM[0] * CARD_MM[1] * self.cfg.px_per_mm ** 2
 
     def playing_card_wide(self, width: float | None) -> bool:
         """Whether a thing ``width`` mm wide is a playing card, not a bid card: nearer the pack's width
