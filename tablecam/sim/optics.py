@@ -132,20 +132,25 @@ class CameraModel:
         """Image pixels of table points (mm from the area's NW corner), distortion included."""
         return self._project(np.asarray(pts_mm, np.float64).reshape(-1, 2), *_distance(self))
 
-    def maps(self, ppm: float, origin_mm: tuple[float, float]) -> tuple[np.ndarray, np.ndarray]:
+    def maps(self, ppm: float, origin_mm: tuple[float, float], supersample: int = 1) -> tuple[np.ndarray, np.ndarray]:
         """``cv2.remap`` maps: for every image pixel, the table-plane pixel it sees.
 
         The plane has ``ppm`` pixels per mm and the area's NW corner at
         ``origin_mm``; rays that miss the table (above the horizon) map to -1
-        and take the border colour.
+        and take the border colour.  ``supersample`` ``n``: maps for an image
+        ``n`` times as wide and high, an ``n`` by ``n`` grid of points spread
+        over each pixel, to be averaged back to one as a sensor's pixel
+        gathers the light over its whole area.
         """
         import cv2
 
         w, h = self.size
+        n = max(1, int(supersample))
         R, C = self._rotation_and_centre(*_distance(self))
         f = self.focal
-        xs = (np.arange(w, dtype=np.float64) - w / 2) / f
-        ys = (np.arange(h, dtype=np.float64) - h / 2) / f
+        xs = ((np.arange(w * n, dtype=np.float64) + 0.5) / n - 0.5 - w / 2) / f
+        ys = ((np.arange(h * n, dtype=np.float64) + 0.5) / n - 0.5 - h / 2) / f
+        w, h = w * n, h * n
         mx = np.empty((h, w), np.float32)
         my = np.empty((h, w), np.float32)
         step = max(1, 2_000_000 // w)
@@ -188,6 +193,15 @@ class CameraModel:
         W, H = self.area_mm
         p = self.project(np.array([[W / 2, H / 2], [W / 2 + 10, H / 2], [W / 2, H / 2 + 10]]))
         return 10 / max(1e-6, min(np.linalg.norm(p[1] - p[0]), np.linalg.norm(p[2] - p[0])))
+
+    def coarsest_px_per_mm(self) -> float:
+        """The fewest image pixels a table millimetre gets anywhere in the area, along its foreshortened way."""
+        W, H = self.area_mm
+        worst = math.inf
+        for x, y in ((W / 2, H / 2), (0, 0), (W, 0), (W, H), (0, H), (W / 2, H), (W / 2, 0), (0, H / 2), (W, H / 2)):
+            p = self.project(np.array([[x, y], [x + 5, y], [x, y + 5]]))
+            worst = min(worst, np.linalg.norm(p[1] - p[0]) / 5, np.linalg.norm(p[2] - p[0]) / 5)
+        return float(worst)
 
     def finest_px_per_mm(self) -> float:
         """The most image pixels a table millimetre gets anywhere in the area (the near edge)."""

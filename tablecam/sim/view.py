@@ -2,9 +2,10 @@
 
 The classic look maps the plane into the image through a fixed homography
 (the area's corners at ``SimOptions.corners_px``); the real look remaps it
-through the :class:`~tablecam.sim.optics.CameraModel` (pose and lens), then
-softens it.  A knock (``bump_at``) shakes the view for 0.4 s and leaves it
-turned.  The light drifts in brightness, direction and colour, an
+through the :class:`~tablecam.sim.optics.CameraModel` (pose and lens), each
+pixel the mean over its area where a pixel covers more than the plane's own
+(:func:`sensor_supersample`), then softens it.  A knock (``bump_at``) shakes
+the view for 0.4 s and leaves it turned.  The light drifts in brightness, direction and colour, an
 auto-exposure follows it, and sensor noise (a few fixed patterns, cycled)
 goes on top.
 """
@@ -19,6 +20,25 @@ import numpy as np
 
 from .plane import FLOOR
 from .scene import SimOptions
+
+
+def sensor_supersample(cam: Any, p: float) -> int:
+    """Points per pixel side so that each image pixel averages the plane over its area, as a sensor does.
+
+    Sampling the plane once per pixel where a pixel covers more than a plane
+    pixel (the far side of an oblique view) drops strokes thinner than a
+    pixel that a camera would show faint; about one point per plane pixel
+    keeps them.  Where a pixel covers no more than about a plane pixel
+    (views from above) one point is what an area average gives anyway.
+
+    >>> from tablecam.sim.optics import CameraModel
+    >>> cam = CameraModel(size=(1280, 720), tilt_deg=45.0, area_mm=(600.0, 600.0))
+    >>> sensor_supersample(cam, 0.9 * cam.finest_px_per_mm())
+    3
+    >>> sensor_supersample(CameraModel(size=(1280, 720), tilt_deg=0.0, area_mm=(600.0, 600.0)), 1.0)
+    1
+    """
+    return int(min(3, max(1, round(p / cam.coarsest_px_per_mm()))))
 
 
 class CameraView:
@@ -42,11 +62,12 @@ class CameraView:
             bumped[:2, 0] += 4.0   # the far edge moves a little more: a small turn, not only a shift
             self.Hcam_bumped = cv2.getPerspectiveTransform(src, bumped)
         else:
-            self.maps = cam.maps(p, origin)
+            self.ss = sensor_supersample(cam, p)
+            self.maps = cam.maps(p, origin, self.ss)
             self.cam_bumped = None
             if opt.bump_at is not None:
                 self.cam_bumped = replace(cam, turn_deg=(0.9, -1.3, 1.6), shift_mm=(12.0, -8.0, 0.0))
-                self.maps_bumped = self.cam_bumped.maps(p, origin)
+                self.maps_bumped = self.cam_bumped.maps(p, origin, self.ss)
         yy, xx = np.mgrid[0:h // 16, 0:w // 16].astype(np.float32)
         self.gx, self.gy = (xx / (w // 16) - 0.5), (yy / (h // 16) - 0.5)
         self.noise = []
@@ -74,6 +95,8 @@ class CameraView:
         else:
             m1, m2 = self.maps_bumped if bumped else self.maps
             img = cv2.remap(plane, m1, m2, cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT, borderValue=FLOOR)
+            if self.ss > 1:     # each pixel the mean of its grid of points: the light over its area
+                img = cv2.resize(img, (w, h), interpolation=cv2.INTER_AREA)
             if bumped and t - self.opt.bump_at < 0.4:    # the knock: the view shakes, then settles turned
                 u = t - self.opt.bump_at
                 amp = 0.012 * w * math.exp(-u * 9)

@@ -229,8 +229,8 @@ card in the bidding zones, and along it 0.5-1.55 times that (docs/benchmarks.md)
 BENCH_720P = CameraScale((0.55, 1.6), (0.5, 1.3), aliased=0.5, coded=1.0)
 """A bid card as the bidding bench's 720p videos show it (12-45 degrees, 72-degree lenses): 0.55-1.6
 frame px a millimetre across the card where the bidding zones lie, and along it 0.5-1.55 times that
-(from each video's table corners; docs/benchmarks.md); half the frames sampled rather than averaged,
-and all through H.264 (:data:`CODED_QP`)."""
+(from each video's table corners; docs/benchmarks.md); half the frames sampled rather than averaged
+(a webcam's cheap scaler), and all through H.264 (:data:`CODED_QP`)."""
 
 
 def through_camera(canvas: np.ndarray, quad: np.ndarray, rng: np.random.Generator,
