@@ -279,6 +279,25 @@ def test_h264_video_at_low_bitrate_decodes_frame_for_frame(tmp_path):
     assert frames[5].image.mean() > 40
 
 
+def test_the_same_frames_encode_to_the_same_h264_video(tmp_path):
+    """A benchmark video is cached under a key of its options: rendered again it must be the same
+    bytes, or two runs of the benchmark would judge different videos."""
+    import numpy as np
+
+    from tablecam.sim.encode import VideoSink, ffmpeg_exe
+
+    if ffmpeg_exe() is None:
+        pytest.skip("no ffmpeg with libx264 (pip install imageio-ffmpeg)")
+    rng = np.random.default_rng(3)
+    base = rng.integers(0, 255, (240, 320, 3), dtype=np.uint8)
+    frames = [np.roll(base, 3 * i, axis=1) for i in range(40)]
+    for name in ("a.mp4", "b.mp4"):
+        with VideoSink(tmp_path / name, (320, 240), 25.0, bitrate_kbps=300) as sink:
+            for f in frames:
+                sink.write(f)
+    assert (tmp_path / "a.mp4").read_bytes() == (tmp_path / "b.mp4").read_bytes()
+
+
 def test_sim_video_refuses_an_unknown_surface(tmp_path):
     r = subprocess.run(TABLECAM + ["sim", "video", "--random", "1", "--surface", "lava", "-o", str(tmp_path / "x.mp4")],
                        capture_output=True, text=True, timeout=120)

@@ -51,6 +51,10 @@ class VideoSink:
     ``codec``: ``"h264"`` (libx264 at ``bitrate_kbps``, ``yuv420p``, a key
     frame every two seconds), or an OpenCV FourCC such as ``"mp4v"`` or
     ``"MJPG"``.  ``codec="h264"`` without an ffmpeg falls back to ``mp4v``.
+    libx264 runs on one thread: with several, its rate control depends on
+    which frame finishes first, and the same frames encode to different
+    videos from run to run (a benchmark's video would not be the one its
+    key names).
     """
 
     def __init__(self, path: str | Path, size: tuple[int, int], fps: float, codec: str = "h264",
@@ -66,7 +70,7 @@ class VideoSink:
                    "-r", f"{fps:g}", "-i", "-", "-c:v", "libx264", "-preset", "veryfast",
                    "-b:v", f"{self.bitrate_kbps}k", "-maxrate", f"{int(self.bitrate_kbps * 1.5)}k",
                    "-bufsize", f"{self.bitrate_kbps * 2}k", "-g", str(max(1, int(round(2 * fps)))),
-                   "-pix_fmt", "yuv420p", "-threads", "2", str(self.path)]
+                   "-pix_fmt", "yuv420p", "-threads", "1", str(self.path)]
             self._proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stderr=subprocess.PIPE)
             self.codec = "h264"
             return

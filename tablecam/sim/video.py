@@ -63,7 +63,7 @@ from .scene import RESOLUTIONS, CardTrack, HandTrack, Scene, SimOptions
 __all__ = ["SIM_VERSION", "RESOLUTIONS", "SimOptions", "CardTrack", "HandTrack", "Scene", "plan_scene", "Renderer",
            "FaceBank", "plain_face", "random_deal_log", "render_video", "load_log"]
 
-SIM_VERSION = 4
+SIM_VERSION = 5
 """Bumped whenever a change makes the same options render different pixels (cached benchmark videos)."""
 
 
