@@ -204,6 +204,27 @@ def test_law_17_a_bid_card_is_no_playing_card_by_its_width():
     assert w.bid_card_wide(w.laid_width(zone)) and 40 <= (w.laid_width(zone) or 0) <= 50
 
 
+@pytest.mark.parametrize("width_mm, bid_card", [(46.0, True), (63.0, False)])
+def test_law_17_a_first_bid_card_unread_is_no_opening_lead_by_its_width(monkeypatch, width_mm, bid_card):
+    """The first card laid in North's bidding zone: neither its call nor its face can be read (a
+    far bid card at 720p, the card reader's best guess a joker at 0.1). It is 46 mm wide, a bid
+    card, so it goes to the bidding watcher and is not played: taken for the opening lead it would
+    end the auction before its first call. A card as wide as a playing card there is a play."""
+    from tablecam.vision.camera import Frame
+    from tablecam.vision.pipeline import CameraPipeline
+    from tablecam.vision.readers import Reading
+
+    pipe = CameraPipeline(CameraConfig.load(), game="bridge", classify=lambda crop: Reading("none", 0.0))
+    zone = next(x.zone for x in pipe.bidding.watches if x.zone.seat == Seat.N)
+    monkeypatch.setattr(pipe.bidding, "bid_card_at", lambda *a, **k: None)
+    monkeypatch.setattr(pipe.bidding, "laid_width", lambda z: width_mm)
+    x, y, w, h = zone.rect
+    q_mm = np.array([[x, y], [x + width_mm, y], [x + width_mm, y + 90], [x, y + 90]], float)
+    frame = Frame(90, 3.6, np.zeros((720, 1280, 3), np.uint8))
+    assert pipe._bid_card(zone, q_mm, frame, Reading("JK", 0.1)) is bid_card
+    assert (pipe.bidding.zone_at(x + 10, y + 10) is not None) is bid_card   # a play ends the auction
+
+
 class _FaintReader:
     """A bid-card reader that reads every strip weakly: a level digit a few pixels high."""
 

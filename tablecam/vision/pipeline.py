@@ -671,8 +671,8 @@ class CameraPipeline:
 
         A playing card surely read there with no bid card to be seen ends the auction (and a call
         the watcher holds for this place was that card).  An unsure card before any call was read,
-        with no bid card (a table without bidding boxes, or a hand's shadow), is neither: only a
-        play made of it ends the auction."""
+        with no bid card seen nor a bid card's width (a table without bidding boxes, or a hand's
+        shadow), is neither: only a play made of it ends the auction."""
         unsure = r.card in ("back", "none") or r.conf < self.cfg.uncertain_below
         bid = self.bidding.bid_card_at(bidding, q_mm, frame.image, self._cut_strip)
         seen = bid is not None and bid.conf >= self.cfg.min_conf
@@ -693,8 +693,8 @@ class CameraPipeline:
                    for c in self.pending_calls)                                     # read a sure call here
         width = self.bidding.laid_width(bidding)      # as wide as a playing card or a bid card, where told
         wide, narrow = self.bidding.playing_card_wide(width), self.bidding.bid_card_wide(width)
-        if unsure and not wide:      # a bid card where a call is seen or held, or once the auction has begun
-            return seen or begun or held
+        if unsure and not wide:      # a bid card where a call is seen or held, the auction has begun, or
+            return seen or begun or held or narrow     # it is as narrow as a bid card (its call unread)
         alike = seen and _alike(bid, r.card)
         if r.card == "JK":
             bid_card = (seen and (bid.conf >= BID_SURE or alike or begun)) or held
