@@ -336,6 +336,55 @@ class _SecondReadFaintly:
         return [BidRead("2H", 0.16, [("2H", 0.16), ("4H", 0.15), ("7H", 0.12)], True) for _ in strips]
 
 
+class _Scripted:
+    """Reads each new card as the next of ``reads``: (call, conf, uncertain, candidates)."""
+
+    def __init__(self, reads) -> None:
+        self.reads = list(reads)
+
+    def read(self, strips, before=None, prior=None):
+        from tablecam.vision.bidcards import BidRead
+
+        call, conf, unsure, cands = self.reads.pop(0) if self.reads else ("none", 0.9, False, ["none"])
+        return [BidRead(call, conf, [(c, conf) for c in cands], unsure) for _ in strips]
+
+
+def test_law_17_e_auction_ended_by_a_pass_read_unsurely_stays_open_for_the_next_call():
+    """South's row: 1H, then passes; the third of them is read unsurely (``P``, or ``2H``). Three
+    passes after a bid end the auction (Law 17E) only if they were passes: the watcher keeps
+    reading, and West's next card is a call, not lost; South picking his cards up is none. Read
+    surely, the same passes close it."""
+    import cv2
+
+    p = 2.0
+    cfg = CameraConfig.load()
+    table = np.full((600 * int(p), 600 * int(p), 3), (60, 110, 40), np.uint8)
+    face = np.full((90, 45, 3), 235, np.uint8)
+    face[5:15, 15:30] = 40                                   # the call's print at the card's top
+    frames, img = [table] * 3, table
+    for y in (430, 452, 474, 496):                           # South's row, each card nearer him
+        img = img.copy()
+        img[int(y * p):int((y + 90) * p), int(277.5 * p):int(322.5 * p)] = cv2.resize(face, (int(45 * p), int(90 * p)))
+        frames += [img] * (cfg.stable_frames + 3)
+    img = img.copy()                                         # West's card, its top towards the centre
+    img[int(277.5 * p):int(322.5 * p), int(60 * p):int(150 * p)] = cv2.resize(np.rot90(face, 1), (int(90 * p), int(45 * p)))
+    frames += [img] * (cfg.stable_frames + 3)
+    img = img.copy()                                         # South picks his bid cards up: no call
+    img[int(428 * p):, int(262 * p):int(338 * p)] = table[int(428 * p):, int(262 * p):int(338 * p)]
+    frames += [img] * (cfg.stable_frames + 3)
+    for third_unsure, calls in ((True, ["1H", "P", "P", "P", "2S"]), (False, ["1H", "P", "P", "P"])):
+        reads = [("1H", 0.95, False, ["1H"]), ("P", 0.95, False, ["P"]),
+                 ("P", 0.4, third_unsure, ["P", "2H"]), ("P", 0.95, False, ["P"]), ("2S", 0.95, False, ["2S"]),
+                 ("P", 0.3, True, ["P", "2N"])]                # the bare cloth, were it read
+        w = BiddingWatcher(cfg, "bridge", reader=_Scripted(reads))
+        out = []
+        for f in frames:
+            view = cv2.resize(f, None, fx=cfg.px_per_mm / p, fy=cfg.px_per_mm / p, interpolation=cv2.INTER_AREA)
+            out += w.update(view, f, _top_down(f, p))
+        assert [e["call"] for e in out] == calls, third_unsure
+        assert w.active is third_unsure
+
+
 def test_law_17_a_call_laid_almost_over_the_one_before_is_still_a_call():
     """A player lays his second bid card only 15 mm nearer himself than his first, so that little of
     it lies over the cloth: too little to measure its width. It lies on his row of calls, so its

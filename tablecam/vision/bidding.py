@@ -106,6 +106,7 @@ class ZoneWatch:
     strips: list[np.ndarray] = field(default_factory=list)   # centres (mm) of the strips read, in order
     width: float | None = None     # how wide (mm) the last new thing laid here was, when it could be told
     row: np.ndarray | None = None  # the zone as it was after its last call (or when first seen)
+    bare: np.ndarray | None = None  # the zone when first seen this auction, before any call
 
 
 NEW_CARD_CHANGE = 10.0
@@ -171,6 +172,7 @@ class BiddingWatcher:
     reader: BidCardReader | None = None
     calls: list[str] = field(default_factory=list)   # every call read this auction, in order
     sure: list[str] = field(default_factory=list)    # those read surely
+    unsure_at: set[int] = field(default_factory=set)   # where in ``calls`` a call was read unsurely
     active: bool = True
     watches: list[ZoneWatch] = field(default_factory=list)
 
@@ -208,7 +210,7 @@ class BiddingWatcher:
             if patch.size == 0:
                 continue
             if w.ref is None or w.ref.shape != patch.shape:
-                w.ref = w.last = w.row = patch
+                w.ref = w.last = w.row = w.bare = patch
                 continue
             moving = w.last is not None and w.last.shape == patch.shape and \
                 float(np.mean(self._changed(patch, w.last))) > self.cfg.stability.moving_fraction
@@ -255,14 +257,20 @@ class BiddingWatcher:
 
     def _taken_away(self, w: ZoneWatch, patch: np.ndarray) -> bool:
         """Whether what changed since the still picture is the row as it was after its last call
-        again: something that lay over the row (a hand, a player's fan, a bidding box) was taken
-        away, and no card was laid. Its place, read as a strip, would give a call made of the cloth."""
-        if w.row is None or w.row.shape != patch.shape or w.row is w.ref:
-            return False
-        changed = self._changed(patch, w.ref)
-        if changed.sum() < self._card_px(CARD_SIZED):
-            return False
-        return float(np.mean(~self._changed(patch, w.row)[changed])) >= TAKEN_AWAY
+        again, or the zone as it was before the auction: something that lay over the row (a hand, a
+        player's fan, a bidding box) was taken away, or the caller picked his bid cards up, and no
+        card was laid. Its place, read as a strip, would give a call made of the cloth."""
+        changed = None
+        for before in (w.row, w.bare):
+            if before is None or before.shape != patch.shape or before is w.ref:
+                continue
+            if changed is None:
+                changed = self._changed(patch, w.ref)
+                if changed.sum() < self._card_px(CARD_SIZED):
+                    return False
+            if float(np.mean(~self._changed(patch, before)[changed])) >= TAKEN_AWAY:
+                return True
+        return False
 
     def _width(self, w: ZoneWatch, patch: np.ndarray) -> float | None:
         """How wide (mm, across the caller's row) the new thing laid in ``w`` since its still picture is.
@@ -455,10 +463,21 @@ class BiddingWatcher:
         self.calls.append(read.call)
         if not read.uncertain:
             self.sure.append(read.call)                  # only sure reads judge the calls after them
+        else:
+            self.unsure_at.add(len(self.calls) - 1)
         w.strips.append(best[1].mean(0))
-        if auction_over(self.calls):
+        if auction_over(self.calls) and self._end_read_surely():
             self.close()                                 # the cards picked up next are not new calls
         return {"seat": w.zone.seat, **read.event_fields(), "zone": w.zone.name}
+
+    def _end_read_surely(self) -> bool:
+        """Whether the passes that end the auction were all read surely. A pass read unsurely may be
+        a bid (``1N`` read as ``P`` with ``1N`` its next candidate): the auction then goes on, and
+        closing it there would miss every call after. Kept open, an auction that did end is closed
+        by the opening lead."""
+        n = len(self.calls)
+        end = range(4) if self.calls[:4] == ["P"] * 4 else range(n - 3, n)
+        return not any(i in self.unsure_at for i in end)
 
     def zone_over(self, quad_mm: np.ndarray) -> Zone | None:
         """The bidding zone that a card's outline (table mm) reaches into while the auction is open
@@ -503,10 +522,10 @@ class BiddingWatcher:
         """The auction is over (a card was played): bid cards are picked up, none are read."""
         self.active = False
         for w in self.watches:
-            w.ref = w.last = w.row = None
+            w.ref = w.last = w.row = w.bare = None
             w.moved, w.quiet, w.strips = False, 0, []
 
     def reopen(self) -> None:
         """A new board: a new auction."""
         self.active = True
-        self.calls, self.sure = [], []
+        self.calls, self.sure, self.unsure_at = [], [], set()
