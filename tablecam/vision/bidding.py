@@ -242,7 +242,9 @@ class BiddingWatcher:
         """Whether what changed lies on the row of calls already read here, no wider than a bid card
         (:data:`ROW_SLACK_MM` either side): a card laid almost over the one before it, whose own edges
         show too little to measure its width. It is the next call, said unsure if read faintly: dropped,
-        the auction's count of calls would be short and its end seen one pass late or never."""
+        the auction's count of calls would be short and its end seen one pass late or never. All but
+        2 % of what changed must lie there: a few pixels of compression noise or a finger's edge
+        joined to the card do not take it off the row."""
         if not w.strips or w.zone.seat is None:
             return False
         p = self.cfg.px_per_mm
@@ -253,7 +255,7 @@ class BiddingWatcher:
         right = np.array([-up[1], up[0]])
         across = ((px + np.array(origin)) / p) @ right
         mid = float(np.median(np.array(w.strips) @ right))
-        return bool(np.all(np.abs(across - mid) <= CARD_MM[0] / 2 + ROW_SLACK_MM))
+        return bool(np.quantile(np.abs(across - mid), 0.98) <= CARD_MM[0] / 2 + ROW_SLACK_MM)
 
     def _taken_away(self, w: ZoneWatch, patch: np.ndarray) -> bool:
         """Whether what changed since the still picture is the row as it was after its last call
