@@ -194,23 +194,23 @@ class CameraModel:
         p = self.project(np.array([[W / 2, H / 2], [W / 2 + 10, H / 2], [W / 2, H / 2 + 10]]))
         return 10 / max(1e-6, min(np.linalg.norm(p[1] - p[0]), np.linalg.norm(p[2] - p[0])))
 
-    def coarsest_px_per_mm(self) -> float:
-        """The fewest image pixels a table millimetre gets anywhere in the area, along its foreshortened way."""
+    def _px_per_mm_across_area(self) -> list[float]:
+        """Image pixels a table millimetre gets, along x and along y, at the area's centre, corners
+        and edge midpoints (lens and foreshortening included)."""
         W, H = self.area_mm
-        worst = math.inf
+        out: list[float] = []
         for x, y in ((W / 2, H / 2), (0, 0), (W, 0), (W, H), (0, H), (W / 2, H), (W / 2, 0), (0, H / 2), (W, H / 2)):
             p = self.project(np.array([[x, y], [x + 5, y], [x, y + 5]]))
-            worst = min(worst, np.linalg.norm(p[1] - p[0]) / 5, np.linalg.norm(p[2] - p[0]) / 5)
-        return float(worst)
+            out += [float(np.linalg.norm(p[1] - p[0])) / 5, float(np.linalg.norm(p[2] - p[0])) / 5]
+        return out
+
+    def coarsest_px_per_mm(self) -> float:
+        """The fewest image pixels a table millimetre gets anywhere in the area, along its foreshortened way."""
+        return min(self._px_per_mm_across_area())
 
     def finest_px_per_mm(self) -> float:
         """The most image pixels a table millimetre gets anywhere in the area (the near edge)."""
-        W, H = self.area_mm
-        best = 0.0
-        for x, y in ((W / 2, H / 2), (0, 0), (W, 0), (W, H), (0, H), (W / 2, H), (W / 2, 0), (0, H / 2), (W, H / 2)):
-            p = self.project(np.array([[x, y], [x + 5, y], [x, y + 5]]))
-            best = max(best, np.linalg.norm(p[1] - p[0]) / 5, np.linalg.norm(p[2] - p[0]) / 5)
-        return best
+        return max(self._px_per_mm_across_area())
 
 
 _DIST_CACHE: dict[CameraModel, tuple[float, float]] = {}

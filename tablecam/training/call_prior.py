@@ -25,6 +25,7 @@ from collections import Counter
 from pathlib import Path
 
 from ..archive.pbn import read_pbn
+from ..sim.real_deals import boards
 from ..vision.bidcards import BIDS
 from ..vision.call_prior import MODEL, category, situation
 
@@ -33,17 +34,8 @@ ARCHIVES = [Path("../shared/data/bridge/realbridge-2021.pbn"), Path("../shared/d
 
 def auctions(paths: list[Path]) -> list[list[str]]:
     """Every auction in the archives, as its calls in order (boards without one are left out)."""
-    out: list[list[str]] = []
-    cur: list[str] | None = None
-    for path in paths:
-        for e in read_pbn(str(path)):
-            kind = getattr(e, "type", None)
-            if kind == "board":
-                cur = []
-                out.append(cur)
-            elif kind == "call" and cur is not None:
-                cur.append(e.call)
-    return [a for a in out if a]
+    found = ([e.call for e in board if e.type == "call"] for path in paths for board in boards(read_pbn(str(path))))
+    return [calls for calls in found if calls]
 
 
 def count(all_calls: list[list[str]]) -> dict[str, Counter[str]]:

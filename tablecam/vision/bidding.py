@@ -78,6 +78,13 @@ def match_light(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return np.rint(b * gain).astype(a.dtype)
 
 
+def change_levels(now: np.ndarray, still: np.ndarray) -> np.ndarray:
+    """How far each pixel's colour moved (0-255, its most-changed channel) since ``still``, brought
+    first to ``now``'s exposure and white balance (:func:`match_light`)."""
+    d = np.abs(now - match_light(now, still))
+    return d.max(axis=2) if d.ndim == 3 else d
+
+
 def faint_threshold(now: np.ndarray, still: np.ndarray) -> float:
     """A change threshold just above a zone's own noise (:data:`FAINT_OVER_NOISE`): for a white card
     on a white table seen dark, its body a few grey levels above the cloth, its print too small to be
@@ -89,9 +96,7 @@ def faint_threshold(now: np.ndarray, still: np.ndarray) -> float:
     >>> faint_threshold(quiet, still), faint_threshold(grainy, still)
     (4.0, 7.5)
     """
-    d = np.abs(now - match_light(now, still))
-    d = d.max(axis=2) if d.ndim == 3 else d
-    return float(max(FAINT_FLOOR, FAINT_OVER_NOISE * np.percentile(d, 25)))
+    return float(max(FAINT_FLOOR, FAINT_OVER_NOISE * np.percentile(change_levels(now, still), 25)))
 
 
 @dataclass
@@ -197,8 +202,7 @@ class BiddingWatcher:
 
         ``b`` is first brought to ``a``'s exposure and white balance (:func:`match_light`): a camera
         that adjusts itself, or a cloud passing, changes the whole zone, a new card only its place."""
-        d = np.abs(a - match_light(a, b))
-        return (d.max(axis=2) if d.ndim == 3 else d) > (threshold or self.cfg.stability.motion)
+        return change_levels(a, b) > (threshold or self.cfg.stability.motion)
 
     def update(self, view: np.ndarray, frame_img: np.ndarray, cut: Cut) -> list[dict[str, Any]]:
         """One frame's top-down view in; the calls it completes out (event fields)."""
@@ -262,17 +266,13 @@ class BiddingWatcher:
         again, or the zone as it was before the auction: something that lay over the row (a hand, a
         player's fan, a bidding box) was taken away, or the caller picked his bid cards up, and no
         card was laid. Its place, read as a strip, would give a call made of the cloth."""
-        changed = None
-        for before in (w.row, w.bare):
-            if before is None or before.shape != patch.shape or before is w.ref:
-                continue
-            if changed is None:
-                changed = self._changed(patch, w.ref)
-                if changed.sum() < self._card_px(CARD_SIZED):
-                    return False
-            if float(np.mean(~self._changed(patch, before)[changed])) >= TAKEN_AWAY:
-                return True
-        return False
+        befores = [b for b in (w.row, w.bare) if b is not None and b.shape == patch.shape and b is not w.ref]
+        if not befores:
+            return False
+        changed = self._changed(patch, w.ref)
+        if changed.sum() < self._card_px(CARD_SIZED):
+            return False
+        return any(float(np.mean(~self._changed(patch, b)[changed])) >= TAKEN_AWAY for b in befores)
 
     def _width(self, w: ZoneWatch, patch: np.ndarray) -> float | None:
         """How wide (mm, across the caller's row) the new thing laid in ``w`` since its still picture is.
@@ -355,7 +355,8 @@ class BiddingWatcher:
             return None                                         # not two edges, or not the thing that changed
         # a card's edge has the table beyond it, as it was before; a line printed on a playing card
         # (a court card's frame, a column of pips) has the card's own body, which changed
-        bare = ~(self._changed(patch, w.ref) if rowwise else self._changed(patch, w.ref).T)
+        changed = self._changed(patch, w.ref)
+        bare = ~(changed if rowwise else changed.T)
         beyond = [np.clip(c + np.rint(shift).astype(int), 0, bare.shape[1] - 1)
                   for c in (lo + 1 - 2 * step, hi + 1 + 2 * step)]
         if min(float(np.mean(bare[rows, c])) for c in beyond) < EDGE_BEYOND_BARE:
