@@ -25,7 +25,8 @@ from typing import Any, Callable
 import numpy as np
 
 from ..cards import Seat
-from .bidcards import CALLS, CARD_MM, STRIP_MM, STRIP_PX, BidCardReader, BidRead
+from .bidcards import (CALLS, CARD_MM, MIDDLE_FROM_TOP_MM, MIDDLE_CORE_MM, MIDDLE_SCALE, STRIP_MM, STRIP_PX,
+                       BidCardReader, BidRead, as_strip, middle_px)
 from .call_prior import shipped as call_prior
 from .zones import CameraConfig, Zone
 
@@ -51,6 +52,23 @@ def strip_quad(bottom_mid: np.ndarray, up: tuple[float, float]) -> np.ndarray:
     half = right * CARD_MM[0] / 2
     tl, tr = top_mid - half, top_mid + half
     return np.array([tl, tr, tr - u * STRIP_MM, tl - u * STRIP_MM])
+
+
+def middle_quad(strip: np.ndarray) -> np.ndarray:
+    """The large print (TL, TR, BR, BL in table mm) of the card whose top strip is ``strip``
+    (:func:`strip_quad`): :data:`~tablecam.vision.bidcards.MIDDLE_CORE_MM` of its width, as tall as
+    a strip :data:`~tablecam.vision.bidcards.MIDDLE_SCALE` times as large.
+
+    >>> middle_quad(strip_quad(np.array([300.0, 550.0]), UP[Seat.S])).round(1).tolist()
+    [[280.0, 488.5], [320.0, 488.5], [320.0, 536.9], [280.0, 536.9]]
+    """
+    tl, tr, br, bl = np.asarray(strip, np.float64)
+    u = (tl - bl) / np.hypot(*(tl - bl))              # towards the card's top
+    right = (tr - tl) / np.hypot(*(tr - tl))
+    centre = (tl + tr) / 2 - u * MIDDLE_FROM_TOP_MM
+    half_up, half = u * STRIP_MM * MIDDLE_SCALE / 2, right * MIDDLE_CORE_MM / 2
+    return np.array([centre + half_up - half, centre + half_up + half, centre - half_up + half,
+                     centre - half_up - half])
 
 
 def auction_over(calls: list[str]) -> bool:
@@ -453,12 +471,20 @@ class BiddingWatcher:
             return None
         if self.reader is None:
             self.reader = BidCardReader()
-        reads = self.reader.read([cut(img, q, STRIP_PX) for q in quads], self.sure,
-                                 prior=call_prior().probs(self.calls))
+        prior = call_prior().probs(self.calls)
+        reads = self.reader.read([cut(img, q, STRIP_PX) for q in quads], self.sure, prior=prior)
         best: tuple[BidRead, np.ndarray] | None = None
         for r, q in zip(reads, quads):
             if r.call in CALLS and (best is None or (not r.uncertain, r.strength) > (not best[0].uncertain, best[0].strength)):
                 best = (r, q)
+        pair = getattr(self.reader, "read_pair", None)
+        if best is not None and pair is not None:
+            # the newest card lies on top and whole: where its strip reads best, its large print is
+            # read too (a print cut where the strip is not lies over the card's top or the table)
+            q = best[1]
+            both = pair(cut(img, q, STRIP_PX), as_strip(cut(img, middle_quad(q), middle_px())), self.sure, prior)
+            if both.call in CALLS:
+                best = (replace(both, seen=best[0].strength), q)
         if best is None or (best[0].strength < self.cfg.min_conf and not self.bid_card_wide(w.width)
                             and not self._on_row(w, patch, origin)):
             return None                                  # STOP, ALERT, or not a bid card
