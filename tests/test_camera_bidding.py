@@ -429,3 +429,33 @@ def test_law_41_a_playing_card_is_not_measured_to_a_line_printed_on_it():
     zone = next(x.zone for x in w.watches if x.zone.seat == Seat.S)
     _watch(w, table, laid, p)
     assert w.playing_card_wide(w.laid_width(zone))
+
+
+@pytest.mark.parametrize("later_s,calls", [(0.4, ["P"]), (6.0, ["P", "P"])])
+def test_law_17_a_the_callers_card_seen_again_is_one_call(later_s, calls):
+    """South's pass is read, then the same card is seen again 15 mm nearer him (he straightened it,
+    or it was first read while his hand still held it) and read as a pass again. Nobody calls twice
+    in a row (Law 17A: calls in rotation), and a round of four calls takes longer than 2 s: 0.4 s
+    later it is that card seen again, one call. Six seconds later, with no call read between, it is
+    South's next call (the others' calls missed, or a call out of rotation, Law 31): two calls."""
+    import cv2
+
+    p = 3.0
+    cfg = CameraConfig.load()
+    table = np.full((600 * int(p), 600 * int(p), 3), (60, 110, 40), np.uint8)
+    face = np.full((90, 45, 3), 235, np.uint8)
+    face[5:15, 15:30] = 40
+    first = _laid(table, face, (45.0, 90.0), p)
+    moved = table.copy()
+    y0, x0 = int(445 * p), int((300 - 22.5) * p)
+    moved[y0:y0 + int(90 * p), x0:x0 + int(45 * p)] = cv2.resize(face, (int(45 * p), int(90 * p)))
+    w = BiddingWatcher(cfg, "bridge", reader=_Scripted([("P", 0.95, False, ["P"])] * 2))
+    n = cfg.stable_frames + 3
+    frames = [(table, 0.0)] * 3 + [(first, 0.1 + 0.04 * k) for k in range(n)]
+    t0 = frames[-1][1] + later_s - 0.04 * n
+    frames += [(moved, t0 + 0.04 * k) for k in range(n)]
+    out = []
+    for img, ts in frames:
+        view = cv2.resize(img, None, fx=cfg.px_per_mm / p, fy=cfg.px_per_mm / p, interpolation=cv2.INTER_AREA)
+        out += w.update(view, img, _top_down(img, p), ts)
+    assert [e["call"] for e in out] == calls

@@ -185,6 +185,11 @@ SKEW_DEG = np.arange(-6.0, 6.1, 1.5)
 SAME_STRIP_MM = 10.0
 """A strip read again within this distance of one already read is that card seen again."""
 
+SAME_CARD_S = 2.0
+"""The caller's own last call read again within this many seconds of it, with no call between, is
+that card seen again a little further on (straightened, or first read while the hand still held
+it): nobody calls twice in a row, and a round of four calls takes longer than this."""
+
 
 @dataclass
 class BiddingWatcher:
@@ -196,6 +201,8 @@ class BiddingWatcher:
     calls: list[str] = field(default_factory=list)   # every call read this auction, in order
     sure: list[str] = field(default_factory=list)    # those read surely
     unsure_at: set[int] = field(default_factory=set)   # where in ``calls`` a call was read unsurely
+    last_call: tuple[Any, float | None] | None = None  # who made the last call read, and when (video s)
+    now: float | None = None                          # the time of the frame being watched
     active: bool = True
     watches: list[ZoneWatch] = field(default_factory=list)
 
@@ -222,10 +229,12 @@ class BiddingWatcher:
         that adjusts itself, or a cloud passing, changes the whole zone, a new card only its place."""
         return change_levels(a, b) > (threshold or self.cfg.stability.motion)
 
-    def update(self, view: np.ndarray, frame_img: np.ndarray, cut: Cut) -> list[dict[str, Any]]:
-        """One frame's top-down view in; the calls it completes out (event fields)."""
+    def update(self, view: np.ndarray, frame_img: np.ndarray, cut: Cut, ts: float | None = None
+               ) -> list[dict[str, Any]]:
+        """One frame's top-down view (and its time, video seconds) in; the calls it completes out (event fields)."""
         if not self.active or not self.watches:
             return []
+        self.now = ts
         out: list[dict[str, Any]] = []
         for w in self.watches:
             patch, origin = self._patch(view, w.zone)
@@ -489,7 +498,11 @@ class BiddingWatcher:
                             and not self._on_row(w, patch, origin)):
             return None                                  # STOP, ALERT, or not a bid card
         read = best[0] if best[0].strength >= self.cfg.min_conf else replace(best[0], uncertain=True)
+        if self._seen_again(w, read):
+            w.strips[-1] = best[1].mean(0)               # where that card lies now
+            return None
         self.calls.append(read.call)
+        self.last_call = (w.zone.seat, self.now)
         if not read.uncertain:
             self.sure.append(read.call)                  # only sure reads judge the calls after them
         else:
@@ -498,6 +511,14 @@ class BiddingWatcher:
         if auction_over(self.calls) and self._end_read_surely():
             self.close()                                 # the cards picked up next are not new calls
         return {"seat": w.zone.seat, **read.event_fields(), "zone": w.zone.name}
+
+    def _seen_again(self, w: ZoneWatch, read: BidRead) -> bool:
+        """Whether ``read`` is the caller's own last card seen again (:data:`SAME_CARD_S`)."""
+        if self.last_call is None or not self.calls or not w.strips or self.now is None:
+            return False
+        seat, at = self.last_call
+        return seat == w.zone.seat and read.call == self.calls[-1] and at is not None and \
+            self.now - at <= SAME_CARD_S
 
     def _end_read_surely(self) -> bool:
         """Whether the passes that end the auction were all read surely. A pass read unsurely may be
@@ -557,4 +578,4 @@ class BiddingWatcher:
     def reopen(self) -> None:
         """A new board: a new auction."""
         self.active = True
-        self.calls, self.sure, self.unsure_at = [], [], set()
+        self.calls, self.sure, self.unsure_at, self.last_call = [], [], set(), None

@@ -774,7 +774,7 @@ class CameraPipeline:
         out: list[Event | Finding] = []
         if self.bidding.active:
             t3 = time.perf_counter()
-            for call in self.bidding.update(view, img, self._cut_strip):
+            for call in self.bidding.update(view, img, self._cut_strip, frame.ts):
                 self.pending_calls.append((frame.index + CALL_HOLD_FRAMES, call))
             self.stats.seconds["bidding"] += time.perf_counter() - t3
         for ch in changes:
