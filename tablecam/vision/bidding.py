@@ -201,7 +201,7 @@ class BiddingWatcher:
     calls: list[str] = field(default_factory=list)   # every call read this auction, in order
     sure: list[str] = field(default_factory=list)    # those read surely
     unsure_at: set[int] = field(default_factory=set)   # where in ``calls`` a call was read unsurely
-    last_call: tuple[Any, float | None] | None = None  # who made the last call read, and when (video s)
+    last_call: tuple[Seat | None, float | None] | None = None  # who made the last call read, and when (video s)
     now: float | None = None                          # the time of the frame being watched
     active: bool = True
     watches: list[ZoneWatch] = field(default_factory=list)
