@@ -156,14 +156,37 @@ def _laid(table: np.ndarray, face: np.ndarray, size_mm: tuple[float, float], p: 
     return out
 
 
-def _watch(w: BiddingWatcher, table: np.ndarray, laid: np.ndarray, p: float) -> list[dict]:
-    """The watcher shown the bare table, then ``laid`` until it has lain still long enough: its calls."""
+def _feed(w: BiddingWatcher, frames: list[np.ndarray], p: float, times: list[float] | None = None) -> list[dict]:
+    """The watcher shown ``frames`` (the table from above at ``p`` px/mm; ``times`` their video seconds): its calls."""
     import cv2
 
     out = []
-    for img in [table] * 3 + [laid] * (w.cfg.stable_frames + 3):
+    for k, img in enumerate(frames):
         view = cv2.resize(img, None, fx=w.cfg.px_per_mm / p, fy=w.cfg.px_per_mm / p, interpolation=cv2.INTER_AREA)
-        out += w.update(view, img, _top_down(img, p))
+        out += w.update(view, img, _top_down(img, p), None if times is None else times[k])
+    return out
+
+
+def _watch(w: BiddingWatcher, table: np.ndarray, laid: np.ndarray, p: float) -> list[dict]:
+    """The watcher shown the bare table, then ``laid`` until it has lain still long enough: its calls."""
+    return _feed(w, [table] * 3 + [laid] * (w.cfg.stable_frames + 3), p)
+
+
+def _plain_bid_face() -> np.ndarray:
+    """A bid card (90 x 45 px, a pixel a mm) with only a dark print at its top: the scripted readers
+    say which call it is."""
+    face = np.full((90, 45, 3), 235, np.uint8)
+    face[5:15, 15:30] = 40                                   # the call's print at the card's top
+    return face
+
+
+def _laid_at(img: np.ndarray, face: np.ndarray, y_mm: float, p: float) -> np.ndarray:
+    """``img`` with the bid card ``face`` laid in South's row, its top edge ``y_mm`` from North."""
+    import cv2
+
+    out = img.copy()
+    y0, x0 = int(y_mm * p), int(277.5 * p)
+    out[y0:y0 + int(90 * p), x0:x0 + int(45 * p)] = cv2.resize(face, (int(45 * p), int(90 * p)))
     return out
 
 
@@ -359,12 +382,10 @@ def test_law_17_e_auction_ended_by_a_pass_read_unsurely_stays_open_for_the_next_
     p = 2.0
     cfg = CameraConfig.load()
     table = np.full((600 * int(p), 600 * int(p), 3), (60, 110, 40), np.uint8)
-    face = np.full((90, 45, 3), 235, np.uint8)
-    face[5:15, 15:30] = 40                                   # the call's print at the card's top
+    face = _plain_bid_face()
     frames, img = [table] * 3, table
     for y in (430, 452, 474, 496):                           # South's row, each card nearer him
-        img = img.copy()
-        img[int(y * p):int((y + 90) * p), int(277.5 * p):int(322.5 * p)] = cv2.resize(face, (int(45 * p), int(90 * p)))
+        img = _laid_at(img, face, y, p)
         frames += [img] * (cfg.stable_frames + 3)
     img = img.copy()                                         # West's card, its top towards the centre
     img[int(277.5 * p):int(322.5 * p), int(60 * p):int(150 * p)] = cv2.resize(np.rot90(face, 1), (int(90 * p), int(45 * p)))
@@ -377,10 +398,7 @@ def test_law_17_e_auction_ended_by_a_pass_read_unsurely_stays_open_for_the_next_
                  ("P", 0.4, third_unsure, ["P", "2H"]), ("P", 0.95, False, ["P"]), ("2S", 0.95, False, ["2S"]),
                  ("P", 0.3, True, ["P", "2N"])]                # the bare cloth, were it read
         w = BiddingWatcher(cfg, "bridge", reader=_Scripted(reads))
-        out = []
-        for f in frames:
-            view = cv2.resize(f, None, fx=cfg.px_per_mm / p, fy=cfg.px_per_mm / p, interpolation=cv2.INTER_AREA)
-            out += w.update(view, f, _top_down(f, p))
+        out = _feed(w, frames, p)
         assert [e["call"] for e in out] == calls, third_unsure
         assert w.active is third_unsure
 
@@ -392,24 +410,15 @@ def test_law_17_a_call_laid_almost_over_the_one_before_is_still_a_call(stray):
     faint read is still a call, said unsure with its candidates, and the auction keeps its count.
     ``stray``: a thin shadow line runs 6 mm out from the card's corner (compression noise, a
     finger's edge): a few pixels off the row do not take the card off it."""
-    import cv2
-
     p = 3.0
     cfg = CameraConfig.load()
     table = np.full((600 * int(p), 600 * int(p), 3), (60, 110, 40), np.uint8)
-    face = np.full((90, 45, 3), 235, np.uint8)
-    face[5:15, 15:30] = 40                                   # the call's print at the card's top
-    first = _laid(table, face, (45.0, 90.0), p)
-    second = first.copy()
-    y0, x0 = int(445 * p), int((300 - 22.5) * p)
-    second[y0:y0 + int(90 * p), x0:x0 + int(45 * p)] = cv2.resize(face, (int(45 * p), int(90 * p)))
+    first = _laid(table, _plain_bid_face(), (45.0, 90.0), p)
+    second = _laid_at(first, _plain_bid_face(), 445, p)
     if stray:
         second[int(527 * p):int(529 * p), int(322.5 * p):int(328.5 * p)] = 0
     w = BiddingWatcher(cfg, "bridge", reader=_SecondReadFaintly())
-    out = []
-    for img in [table] * 3 + [first] * (cfg.stable_frames + 3) + [second] * (cfg.stable_frames + 3):
-        view = cv2.resize(img, None, fx=cfg.px_per_mm / p, fy=cfg.px_per_mm / p, interpolation=cv2.INTER_AREA)
-        out += w.update(view, img, _top_down(img, p))
+    out = _feed(w, [table] * 3 + [first] * (cfg.stable_frames + 3) + [second] * (cfg.stable_frames + 3), p)
     assert [(e["call"], e.get("uncertain", False)) for e in out] == [("1H", False), ("2H", True)]
     assert out[1]["candidates"] == ["2H", "4H", "7H"]
 
@@ -438,24 +447,15 @@ def test_law_17_a_the_callers_card_seen_again_is_one_call(later_s, calls):
     in a row (Law 17A: calls in rotation), and a round of four calls takes longer than 2 s: 0.4 s
     later it is that card seen again, one call. Six seconds later, with no call read between, it is
     South's next call (the others' calls missed, or a call out of rotation, Law 31): two calls."""
-    import cv2
-
     p = 3.0
     cfg = CameraConfig.load()
     table = np.full((600 * int(p), 600 * int(p), 3), (60, 110, 40), np.uint8)
-    face = np.full((90, 45, 3), 235, np.uint8)
-    face[5:15, 15:30] = 40
-    first = _laid(table, face, (45.0, 90.0), p)
-    moved = table.copy()
-    y0, x0 = int(445 * p), int((300 - 22.5) * p)
-    moved[y0:y0 + int(90 * p), x0:x0 + int(45 * p)] = cv2.resize(face, (int(45 * p), int(90 * p)))
+    first = _laid(table, _plain_bid_face(), (45.0, 90.0), p)
+    moved = _laid_at(table, _plain_bid_face(), 445, p)
     w = BiddingWatcher(cfg, "bridge", reader=_Scripted([("P", 0.95, False, ["P"])] * 2))
     n = cfg.stable_frames + 3
-    frames = [(table, 0.0)] * 3 + [(first, 0.1 + 0.04 * k) for k in range(n)]
-    t0 = frames[-1][1] + later_s - 0.04 * n
-    frames += [(moved, t0 + 0.04 * k) for k in range(n)]
-    out = []
-    for img, ts in frames:
-        view = cv2.resize(img, None, fx=cfg.px_per_mm / p, fy=cfg.px_per_mm / p, interpolation=cv2.INTER_AREA)
-        out += w.update(view, img, _top_down(img, p), ts)
+    times = [0.0] * 3 + [0.1 + 0.04 * k for k in range(n)]
+    t0 = times[-1] + later_s - 0.04 * n
+    times += [t0 + 0.04 * k for k in range(n)]
+    out = _feed(w, [table] * 3 + [first] * n + [moved] * n, p, times)
     assert [e["call"] for e in out] == calls

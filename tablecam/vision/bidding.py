@@ -62,7 +62,7 @@ def middle_quad(strip: np.ndarray) -> np.ndarray:
     >>> middle_quad(strip_quad(np.array([300.0, 550.0]), UP[Seat.S])).round(1).tolist()
     [[280.0, 488.5], [320.0, 488.5], [320.0, 536.9], [280.0, 536.9]]
     """
-    tl, tr, br, bl = np.asarray(strip, np.float64)
+    tl, tr, _, bl = np.asarray(strip, np.float64)
     u = (tl - bl) / np.hypot(*(tl - bl))              # towards the card's top
     right = (tr - tl) / np.hypot(*(tr - tl))
     centre = (tl + tr) / 2 - u * MIDDLE_FROM_TOP_MM
@@ -481,17 +481,19 @@ class BiddingWatcher:
         if self.reader is None:
             self.reader = BidCardReader()
         prior = call_prior().probs(self.calls)
-        reads = self.reader.read([cut(img, q, STRIP_PX) for q in quads], self.sure, prior=prior)
+        strips = [cut(img, q, STRIP_PX) for q in quads]
+        reads = self.reader.read(strips, self.sure, prior=prior)
         best: tuple[BidRead, np.ndarray] | None = None
-        for r, q in zip(reads, quads):
+        strip: np.ndarray | None = None
+        for r, q, s in zip(reads, quads, strips):
             if r.call in CALLS and (best is None or (not r.uncertain, r.strength) > (not best[0].uncertain, best[0].strength)):
-                best = (r, q)
+                best, strip = (r, q), s
         pair = getattr(self.reader, "read_pair", None)
         if best is not None and pair is not None:
             # the newest card lies on top and whole: where its strip reads best, its large print is
             # read too (a print cut where the strip is not lies over the card's top or the table)
             q = best[1]
-            both = pair(cut(img, q, STRIP_PX), as_strip(cut(img, middle_quad(q), middle_px())), self.sure, prior)
+            both = pair(strip, as_strip(cut(img, middle_quad(q), middle_px())), self.sure, prior)
             if both.call in CALLS:
                 best = (replace(both, seen=best[0].strength), q)
         if best is None or (best[0].strength < self.cfg.min_conf and not self.bid_card_wide(w.width)
