@@ -459,3 +459,30 @@ def test_law_17_a_the_callers_card_seen_again_is_one_call(later_s, calls):
     times += [t0 + 0.04 * k for k in range(n)]
     out = _feed(w, [table] * 3 + [first] * n + [moved] * n, p, times)
     assert [e["call"] for e in out] == calls
+
+
+@needs_model
+def test_law_17_a_tape_line_under_the_card_does_not_move_its_lower_edge():
+    """A white tape line on blue felt runs along South's row under his first bid card and 30 mm out
+    towards him. As the card is laid, the line's bare tail changes brightness with it (the encoder
+    requantises the block the card entered): the lowest change lies 30 mm nearer South than the
+    card's edge. The card's lower edge is where the change is as wide as half a card, and its call
+    is read there, surely."""
+    import cv2
+
+    from tablecam.sim.bidding_box import draw_card, held_out_design
+    from tablecam.vision.bidcards import CARD_MM
+
+    p = 3.0
+    rng = np.random.default_rng(7)
+    table = np.clip(rng.normal((140, 70, 30), 3.0, (600 * int(p), 600 * int(p), 3)), 0, 255).astype(np.uint8)
+    line = (slice(int(430 * p), int((430 + CARD_MM[1] + 30) * p)), slice(int(305 * p), int(313 * p)))
+    table[line] = (225, 235, 240)
+    face = cv2.resize(np.ascontiguousarray(draw_card("2H", held_out_design(3))[..., ::-1]),
+                      (int(CARD_MM[0] * p), int(CARD_MM[1] * p)), interpolation=cv2.INTER_AREA)
+    laid = _laid(table, face, CARD_MM, p)
+    tail = (slice(int((430 + CARD_MM[1]) * p), line[0].stop), line[1])
+    laid[tail] = (laid[tail].astype(np.int16) - 40).clip(0, 255).astype(np.uint8)
+    w = BiddingWatcher(CameraConfig.load(), "bridge")
+    out = _watch(w, table, laid, p)
+    assert [(e["seat"], e["call"], e.get("uncertain", False)) for e in out] == [(Seat.S, "2H", False)]

@@ -71,6 +71,31 @@ def middle_quad(strip: np.ndarray) -> np.ndarray:
                      centre - half_up - half])
 
 
+BODY_WIDE = 0.5
+"""Share of a bid card's width that a slice of what changed, across the row, must fill to be the
+card's body: a tape line or a shadow that changed beside the card is a narrow tail."""
+
+BODY_APART_MM = 2.0
+"""Where the body's lower edge lies this much (mm) further in than the lowest change, it is tried too."""
+
+
+def body_bottom(along: np.ndarray, px_per_mm: float) -> float | None:
+    """The lower edge (mm along the row) of the card in a change whose pixels lie ``along`` the
+    caller's row (table mm): the lowest one-pixel slice holding at least :data:`BODY_WIDE` of a bid
+    card's width. The lowest change may be a thin tail (a tape line under the card whose
+    compression changed with it) that puts the card's edge several mm too near the caller. None
+    where no slice is that full (a card seen only by its print).
+
+    >>> along = np.concatenate([np.repeat(np.arange(10.0, 40.0), 45), np.repeat(np.arange(2.0, 10.0), 3)])
+    >>> body_bottom(along, 1.0)
+    10.0
+    """
+    bins = np.floor(along * px_per_mm).astype(int)
+    lo = int(bins.min())
+    full = np.nonzero(np.bincount(bins - lo) >= BODY_WIDE * CARD_MM[0] * px_per_mm)[0]
+    return float((lo + full[0]) / px_per_mm) if len(full) else None
+
+
 def auction_over(calls: list[str]) -> bool:
     """Three passes after a bid, or four passes (Law 17E, Law 22).
 
@@ -461,12 +486,16 @@ class BiddingWatcher:
         if not found:
             px = self._changed_card(w, patch, faint_threshold(patch, w.ref))
             found = [] if px is None else [px]
+        right = np.array([-up[1], up[0]])
         for px in found:
             pts = (px + np.array(origin)) / p                                   # table mm
             along = pts @ up
             low = pts[along <= np.quantile(along, 0.03)]                        # the caller's end of the patch
-            right = np.array([-up[1], up[0]])
-            out.append(up * float(np.mean(low @ up)) + right * float(np.median(pts @ right)))
+            mid = right * float(np.median(pts @ right))
+            out.append(up * float(np.mean(low @ up)) + mid)
+            body = body_bottom(along, p)
+            if body is not None and body - float(np.mean(low @ up)) > BODY_APART_MM:
+                out.append(up * body + mid)
         return out
 
     def _new_card(self, w: ZoneWatch, patch: np.ndarray, origin: tuple[int, int], img: np.ndarray,
