@@ -486,3 +486,22 @@ def test_law_17_a_tape_line_under_the_card_does_not_move_its_lower_edge():
     w = BiddingWatcher(CameraConfig.load(), "bridge")
     out = _watch(w, table, laid, p)
     assert [(e["seat"], e["call"], e.get("uncertain", False)) for e in out] == [(Seat.S, "2H", False)]
+
+
+@needs_model
+@pytest.mark.parametrize("design,cast", [(1, (3.0, 1.6, 1.6)), (3, (3.5, 1.7, 1.5))])
+def test_law_17_a_pass_card_is_read_under_the_light_the_auction_began_in(design, cast):
+    """Black cloth: as a bright pass card comes into the dark picture the camera's exposure and white
+    balance move (each channel gains, blue most, BGR ``cast``), and the card's green turns towards
+    cyan with its green channel clipped. Read under the light the zone had when the auction began
+    (the cloth's own change undone), it is the pass it is, surely."""
+    from tablecam.sim.bidding_box import draw_card, held_out_design
+    from tablecam.vision.bidcards import CARD_MM
+
+    p = 3.0
+    rng = np.random.default_rng(3)
+    table = np.clip(rng.normal((38, 40, 42), 2.0, (600 * int(p), 600 * int(p), 3)), 0, 255).astype(np.uint8)
+    laid = _laid(table, draw_card("P", held_out_design(design))[..., ::-1], CARD_MM, p)
+    laid = np.clip(laid * np.float32(cast), 0, 255).astype(np.uint8)
+    out = _watch(BiddingWatcher(CameraConfig.load(), "bridge"), table, laid, p)
+    assert [(e["seat"], e["call"], e.get("uncertain", False)) for e in out] == [(Seat.S, "P", False)]

@@ -142,6 +142,42 @@ def faint_threshold(now: np.ndarray, still: np.ndarray) -> float:
     return float(max(FAINT_FLOOR, FAINT_OVER_NOISE * np.percentile(change_levels(now, still), 25)))
 
 
+LIGHT_MOVED = 0.05
+"""A zone's light has moved since the auction began when a colour channel of its cloth is this much
+(a share) brighter or darker than it was then."""
+
+
+def light_since(bare: np.ndarray | None, now: np.ndarray) -> np.ndarray | None:
+    """The gain, channel by channel, that brings ``now`` back to the light of ``bare`` (the zone when
+    the auction began): the median ratio over the pixels that did not change (the cloth). None where
+    no channel moved by :data:`LIGHT_MOVED`, or nothing is left to measure it on.
+
+    Why: a camera's auto exposure and white balance move as bright cards come into a dark picture.
+    On black cloth a green pass card turns cyan as the blue channel rises and the green one clips,
+    and the reader, which knows a pass by its green, takes it for a redouble or an ALERT card.
+
+    >>> bare = np.full((20, 40, 3), 40, np.int16)
+    >>> now = (bare * np.array([1.25, 1.0, 1.0])).astype(np.int16); now[5:15, 10:30] = 250
+    >>> [round(float(g), 2) for g in light_since(bare, now)], light_since(bare, bare)
+    ([0.8, 1.0, 1.0], None)
+    """
+    if bare is None or bare.shape != now.shape or now.ndim != 3:
+        return None
+    a, b = now.astype(np.float32), bare.astype(np.float32)
+    still = change_levels(now, bare) <= NEW_CARD_CHANGE
+    if still.sum() < 0.25 * still.size:
+        return None
+    gain = np.median(((b + 1) / (a + 1))[still], axis=0)
+    return gain if float(np.max(np.abs(gain - 1))) >= LIGHT_MOVED else None
+
+
+def under_light(image: np.ndarray, gain: np.ndarray | None) -> np.ndarray:
+    """``image`` with each colour channel scaled by ``gain`` (:func:`light_since`); as it is for None."""
+    if gain is None:
+        return image
+    return np.clip(image.astype(np.float32) * gain, 0, 255).astype(image.dtype)
+
+
 @dataclass
 class ZoneWatch:
     """One bidding zone: its still picture, whether something moves in it, the strips read there."""
@@ -510,19 +546,23 @@ class BiddingWatcher:
         if self.reader is None:
             self.reader = BidCardReader()
         prior = call_prior().probs(self.calls)
-        strips = [cut(img, q, STRIP_PX) for q in quads]
-        reads = self.reader.read(strips, self.sure, prior=prior)
+        gain = light_since(w.bare, patch)
+        lights = [None] if gain is None else [None, gain]
+        tried = [(q, g, under_light(cut(img, q, STRIP_PX), g)) for g in lights for q in quads]
+        reads = self.reader.read([s for _, _, s in tried], self.sure, prior=prior)
         best: tuple[BidRead, np.ndarray] | None = None
-        strip: np.ndarray | None = None
-        for r, q, s in zip(reads, quads, strips):
+        strip, light = None, None
+        for r, (q, g, s) in zip(reads, tried):
+            if g is not None and r.uncertain:
+                continue                                 # under the light of then, only a sure read counts
             if r.call in CALLS and (best is None or (not r.uncertain, r.strength) > (not best[0].uncertain, best[0].strength)):
-                best, strip = (r, q), s
+                best, strip, light = (r, q), s, g
         pair = getattr(self.reader, "read_pair", None)
         if best is not None and pair is not None:
             # the newest card lies on top and whole: where its strip reads best, its large print is
             # read too (a print cut where the strip is not lies over the card's top or the table)
             q = best[1]
-            both = pair(strip, as_strip(cut(img, middle_quad(q), middle_px())), self.sure, prior)
+            both = pair(strip, as_strip(under_light(cut(img, middle_quad(q), middle_px()), light)), self.sure, prior)
             if both.call in CALLS:
                 best = (replace(both, seen=best[0].strength), q)
         if best is None or (best[0].strength < self.cfg.min_conf and not self.bid_card_wide(w.width)
