@@ -552,10 +552,11 @@ class BiddingWatcher:
         reads = self.reader.read([s for _, _, s in tried], self.sure, prior=prior)
         best: tuple[BidRead, np.ndarray] | None = None
         strip, light = None, None
+        rank = lambda r, g: (not r.uncertain, g is None, r.strength)  # noqa: E731 - sure first, then today's light
         for r, (q, g, s) in zip(reads, tried):
             if g is not None and r.uncertain:
                 continue                                 # under the light of then, only a sure read counts
-            if r.call in CALLS and (best is None or (not r.uncertain, r.strength) > (not best[0].uncertain, best[0].strength)):
+            if r.call in CALLS and (best is None or rank(r, g) > rank(best[0], light)):
                 best, strip, light = (r, q), s, g
         pair = getattr(self.reader, "read_pair", None)
         if best is not None and pair is not None:
