@@ -526,11 +526,11 @@ class BiddingWatcher:
         for px in found:
             pts = (px + np.array(origin)) / p                                   # table mm
             along = pts @ up
-            low = pts[along <= np.quantile(along, 0.03)]                        # the caller's end of the patch
+            lowest = float(np.mean(along[along <= np.quantile(along, 0.03)]))   # the caller's end of the patch
             mid = right * float(np.median(pts @ right))
-            out.append(up * float(np.mean(low @ up)) + mid)
+            out.append(up * lowest + mid)
             body = body_bottom(along, p)
-            if body is not None and body - float(np.mean(low @ up)) > BODY_APART_MM:
+            if body is not None and body - lowest > BODY_APART_MM:
                 out.append(up * body + mid)
         return out
 
@@ -552,7 +552,7 @@ class BiddingWatcher:
         reads = self.reader.read([s for _, _, s in tried], self.sure, prior=prior)
         best: tuple[BidRead, np.ndarray] | None = None
         strip, light = None, None
-        rank = lambda r, g: (not r.uncertain, g is None, r.strength)  # noqa: E731 - sure first, then today's light
+        rank = lambda r, g: (not r.uncertain, g is None, r.strength)  # noqa: E731 - sure first, then the present light
         for r, (q, g, s) in zip(reads, tried):
             if g is not None and r.uncertain:
                 continue                                 # under the light of then, only a sure read counts
