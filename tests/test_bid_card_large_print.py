@@ -15,7 +15,7 @@ import pytest
 pytest.importorskip("cv2")
 
 from tablecam.vision.bidcards import (CLASSES, MIDDLE_CORE_MM, MIDDLE_FROM_TOP_MM, MIDDLE_SCALE, STRIP_MM,
-                                      BidCardReader, as_strip, middle_px, with_middle)
+                                      BidCardReader, as_strip, middle_px, rectify, with_middle)
 
 BIDS = ("1H", "2H", "3H", "4H", "2C", "3C", "5D", "2S", "4S", "3N")
 
@@ -53,14 +53,6 @@ def _frames(n: int, seed: int = 7):
     return [(call, frame, s, mq) for (call, _, s, mq), frame in zip(out, coded)]
 
 
-def _cut(frame: np.ndarray, quad: np.ndarray, size: tuple[int, int]) -> np.ndarray:
-    import cv2
-
-    w, h = size
-    t = cv2.getPerspectiveTransform(quad.astype(np.float32), np.float32([[0, 0], [w - 1, 0], [w - 1, h - 1], [0, h - 1]]))
-    return cv2.warpPerspective(frame, t, size, flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
-
-
 def test_the_large_print_reads_the_level_a_low_resolution_strip_loses():
     """On 120 bids of twelve unseen designs at 0.55-1.0 px/mm through H.264 at quantiser 44, the strip
     alone read 24 right (its level digit gone), the strip and the large print together 94."""
@@ -70,7 +62,7 @@ def test_the_large_print_reads_the_level_a_low_resolution_strip_loses():
     strip_right = both_right = 0
     cards = _frames(120)
     for call, frame, sq, mq in cards:
-        ps, pm = reader.probs([_cut(frame, sq, STRIP_PX), as_strip(_cut(frame, mq, middle_px()))])
+        ps, pm = reader.probs([rectify(frame, sq, STRIP_PX), as_strip(rectify(frame, mq, middle_px()))])
         strip_right += CLASSES[int(np.argmax(ps))] == call
         both_right += CLASSES[int(np.argmax(with_middle(ps, pm)))] == call
     assert strip_right <= 0.4 * len(cards), (strip_right, both_right)

@@ -250,14 +250,15 @@ def judge_pair(strip: np.ndarray, middle: np.ndarray, before: list[str] | None =
     return read
 
 
-def rectify_strip(image: np.ndarray, quad: np.ndarray) -> np.ndarray:
-    """Warp the strip whose corners are ``quad`` (TL, TR, BR, BL in pixels) to :data:`STRIP_PX`."""
+def rectify(image: np.ndarray, quad: np.ndarray, size: tuple[int, int] = STRIP_PX) -> np.ndarray:
+    """Warp the part of ``image`` whose corners are ``quad`` (TL, TR, BR, BL in pixels) upright to
+    ``size`` (width, height): a strip (:data:`STRIP_PX`), or a large print (:func:`middle_px`)."""
     import cv2
 
-    w, h = STRIP_PX
+    w, h = size
     dst = np.float32([[0, 0], [w - 1, 0], [w - 1, h - 1], [0, h - 1]])
     m = cv2.getPerspectiveTransform(np.float32(quad), dst)
-    return cv2.warpPerspective(image, m, (w, h), flags=cv2.INTER_AREA, borderMode=cv2.BORDER_REPLICATE)
+    return cv2.warpPerspective(image, m, (w, h), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
 
 
 class BidCardReader:

@@ -107,6 +107,19 @@ def auction_over(calls: list[str]) -> bool:
     return any(c not in ("P",) for c in calls) and len(calls) >= 4 and calls[-3:] == ["P", "P", "P"]
 
 
+def light_gain(a: np.ndarray, b: np.ndarray, where: np.ndarray | None = None) -> np.ndarray:
+    """The median ratio of ``a`` to ``b``, channel by channel (over the pixels ``where`` is true, when
+    given): the gain that brings ``b`` to the light ``a`` was seen in.
+
+    >>> light_gain(np.full((2, 2, 3), 99, np.int16), np.full((2, 2, 3), 49, np.int16)).tolist()
+    [2.0, 2.0, 2.0]
+    """
+    ratio = (a.astype(np.float32) + 1) / (b.astype(np.float32) + 1)
+    if where is not None:
+        return np.median(ratio[where], axis=0)
+    return np.median(ratio, axis=(0, 1) if ratio.ndim == 3 else None)
+
+
 def match_light(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """``b`` scaled, channel by channel, by the median ratio of ``a`` to it: the same place under
     the light ``a`` was seen in. The median ignores what really changed while it covers less than
@@ -116,9 +129,7 @@ def match_light(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     >>> match_light(a, (a * 0.8).astype(np.int16))[1, 1].tolist(), match_light(a, a)[0, 0].tolist()
     ([120, 120, 120], [250, 250, 250])
     """
-    axes = (0, 1) if b.ndim == 3 else None
-    gain = np.median((a.astype(np.float32) + 1) / (b.astype(np.float32) + 1), axis=axes)
-    return np.rint(b * gain).astype(a.dtype)
+    return np.rint(b * light_gain(a, b)).astype(a.dtype)
 
 
 def change_levels(now: np.ndarray, still: np.ndarray) -> np.ndarray:
@@ -163,11 +174,10 @@ def light_since(bare: np.ndarray | None, now: np.ndarray) -> np.ndarray | None:
     """
     if bare is None or bare.shape != now.shape or now.ndim != 3:
         return None
-    a, b = now.astype(np.float32), bare.astype(np.float32)
     still = change_levels(now, bare) <= NEW_CARD_CHANGE
     if still.sum() < 0.25 * still.size:
         return None
-    gain = np.median(((b + 1) / (a + 1))[still], axis=0)
+    gain = light_gain(bare, now, still)
     return gain if float(np.max(np.abs(gain - 1))) >= LIGHT_MOVED else None
 
 
@@ -548,7 +558,8 @@ class BiddingWatcher:
         prior = call_prior().probs(self.calls)
         gain = light_since(w.bare, patch)
         lights = [None] if gain is None else [None, gain]
-        tried = [(q, g, under_light(cut(img, q, STRIP_PX), g)) for g in lights for q in quads]
+        cuts = [cut(img, q, STRIP_PX) for q in quads]
+        tried = [(q, g, under_light(s, g)) for g in lights for q, s in zip(quads, cuts)]
         reads = self.reader.read([s for _, _, s in tried], self.sure, prior=prior)
         best: tuple[BidRead, np.ndarray] | None = None
         strip, light = None, None
