@@ -25,13 +25,14 @@ from typing import Iterable, Mapping
 import numpy as np
 
 from .fusion import probs_dict, weigh_cards
-from .pips import RANK_OF_COUNT, pip_count, signs
+from .pips import RANK_OF_COUNT, number_layout, pip_count, signs
 from .readers import Reading
 
 WEIGHT = 20.0
 """How much likelier the counted rank's number cards become (the count is right about 19 times in 20)."""
 
 NOT_A_FACE = ("back", "none")
+COURT = ("J", "Q", "K")
 
 PIPS_BELOW = 0.4
 """A face read below this (or a joker, or no card) is re-ranked by the pips counted on the card: above
@@ -116,16 +117,24 @@ def witnessed(r: Reading, reads: list[str], crops: list[np.ndarray], jokers: boo
     Why: below about 0.9 frame pixels per mm the index is a few pixels tall
     and the classifier mixes up ranks (or calls the face a joker), while the
     pips of a two to ten, or an ace's lone sign, can still be counted.  A
-    surer read is left alone, and so is a read whose likeliest face is a
-    court card.  The result carries ``witness="pips"``: its event is uncertain."""
-    if r.card not in ("JK", "none") and r.conf >= PIPS_BELOW:
-        return r
+    surer read is left alone.  A read whose likeliest face is a court card,
+    sure or not, is doubted only by a number card's whole pip layout
+    (:func:`~tablecam.vision.pips.number_layout`): an index read as a jack
+    over three pips in a column is a three whose thin "3" the classifier
+    mistook (a taped layout at 45 degrees read a three of diamonds as the
+    jack at 0.49, and the detector's second look then surely).  The result
+    carries ``witness="pips"``: its event is uncertain."""
     p = probs_dict(r.probs, r.classes)
     faces = [c for c in p if c not in NOT_A_FACE and (c != "JK" or jokers)]
     top = max(faces, key=p.__getitem__) if faces else None
-    if top is None or (top != "JK" and top[1:] in ("J", "Q", "K")):
-        return r                 # likeliest a court card: its picture may count as two or three pips
-    count = pip_vote([marks(c) for c in crops], reads)
+    if top is not None and top != "JK" and top[1:] in COURT:
+        # a court card has a picture, not pips: only a number card's whole pip layout doubts it
+        # (a picture broken up by blur may count as two or three blobs, never lie so)
+        count = pip_vote([number_layout(signs(c)) for c in crops], reads)
+    elif r.card not in ("JK", "none") and r.conf >= PIPS_BELOW or top is None:
+        return r
+    else:
+        count = pip_vote([marks(c) for c in crops], reads)
     if count is None:
         return r
     p = weigh_by_pips(p, count)

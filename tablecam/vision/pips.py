@@ -75,6 +75,39 @@ def pip_count(found: list[tuple[float, float, float, float]] | None, spread: flo
     return len(blobs)
 
 
+def number_layout(found: list[tuple[float, float, float, float]] | None) -> int | None:
+    """The pip count when the middle's signs lie as a two to ten lays its pips out, else None.
+
+    Stricter than :func:`pip_count`, because it is used against the index: a
+    court card's picture, broken up by blur, can count as two or three blobs,
+    but not as like, compact signs (sizes within 1.8 of each other, none
+    longer than 1.7 times its width) in at most three columns, reaching over
+    half the middle's height, each with a partner where the card turned end
+    over end puts it (one sign may lack one from five signs up: a seven's).
+    On flat and shrunken renders of the 38 decks the simulator draws, no
+    court card and no ace lies so.
+
+    >>> three = [(0.02, 0.5, 0.12, 1.0), (0.02, 0.5, 0.47, 1.0), (0.02, 0.5, 0.87, 1.1)]
+    >>> number_layout(three), number_layout(three[:1] + [(0.02, 0.2, 0.5, 1.0)])
+    (3, None)
+    >>> number_layout([(0.02, 0.45, 0.30, 1.0), (0.05, 0.55, 0.70, 1.0)]) is None   # unlike sizes
+    True
+    """
+    if found is None or not 2 <= len(found) <= 10:
+        return None
+    areas = [a for a, _, _, _ in found]
+    if max(areas) > 1.8 * min(areas) or max(areas) > 0.08 or any(e > 1.7 for *_, e in found):
+        return None
+    pts = np.array([(x, y) for _, x, y, _ in found])
+    if float(np.ptp(pts[:, 1])) < 0.5:
+        return None
+    if int(np.sum(np.diff(np.sort(pts[:, 0])) > 0.12)) > 2:
+        return None
+    turned = 1.0 - pts
+    lone = sum(1 for q in turned if float(np.hypot(*(pts - q).T).min()) > 0.1)
+    return len(found) if lone <= (1 if len(found) >= 5 else 0) else None
+
+
 def signs(card_bgr: np.ndarray, region: tuple[float, float, float, float] = PIP_REGION
           ) -> list[tuple[float, float, float, float]] | None:
     """The ink blobs in the middle (``region``) of a rectified card, each of at least 0.4 % of it,
@@ -142,4 +175,4 @@ def with_pips(probs: np.ndarray, classes: list[str], count: int | None, ratio: f
     return (out / out.sum()).astype(np.asarray(probs).dtype)
 
 
-__all__ = ["count_pips", "pip_count", "signs", "ink_in", "with_pips", "ink_mask", "PIP_REGION"]
+__all__ = ["count_pips", "pip_count", "number_layout", "signs", "ink_in", "with_pips", "ink_mask", "PIP_REGION"]
