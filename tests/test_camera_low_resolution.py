@@ -127,3 +127,6 @@ def test_a_card_only_the_detectors_second_look_reads_is_never_sure():
     assert (alone.card, alone.witness) == ("C5", "second look alone")
     backed, _ = pipe.second_look(img, card, Reading("C6", 0.4, {"C6": 0.4, "C5": 0.3, "none": 0.2}))
     assert (backed.card, backed.witness) == ("C5", None)
+    # the crop's read leant to the six, likelier than all the others together: disputed, not sure
+    disputed, _ = pipe.second_look(img, card, Reading("C6", 0.6, {"C6": 0.6, "C5": 0.2, "none": 0.1}))
+    assert (disputed.card, disputed.witness) == ("C5", "second look disputed")

@@ -55,7 +55,7 @@ from .fusion import HandBook, probs_dict
 from .ink_colour import PackColours, coloured
 from .tracker import Gone, Placed, Rest, StabilityTracker, order_quad
 from .readers import (Classifier, Localise, Reading, SecondOpinion, _as_reading, default_classifier,
-                      default_localiser, default_second_opinion, localiser_input)
+                      default_localiser, default_second_opinion, localiser_input, second_reading)
 from .zones import CameraConfig, Zone, trick_seat
 
 
@@ -491,16 +491,10 @@ class CameraPipeline:
         if not near:
             return r, None
         card, conf, q, p = max(near, key=lambda k: k[1])
-        if card in ("back", "none") or conf < max(r.conf, self.cfg.uncertain_below):
+        second = second_reading(r, card, conf, p, self.cfg.uncertain_below, self.game in JOKER_GAMES)
+        if second is None:
             return r, None
-        if card == "JK" and self.game not in JOKER_GAMES:
-            return r, None              # a blurred face read as a joker where the pack has none
-        quad_mm = self.cal.image_to_table(q + (x1, y1))
-        # the detector alone says this card, the crop's read gave it no chance: two readers that
-        # disagree make no sure card (at 480p detect() too reads a five for a six, surely)
-        alone = probs_dict(r.probs, r.classes).get(card, 0.0) < 0.05
-        return (Reading(card, conf, p or {card: conf}, witness="second look alone" if alone else None),
-                quad_mm * self.cfg.px_per_mm)
+        return second, self.cal.image_to_table(q + (x1, y1)) * self.cfg.px_per_mm
 
     def _candidates(self, r: Reading, seat: Seat | None) -> list[tuple[str, float]]:
         """The face cards a read leaves open, likeliest first; with the shoe's hands
