@@ -33,6 +33,8 @@ WEIGHT = 20.0
 
 NOT_A_FACE = ("back", "none")
 COURT = ("J", "Q", "K")
+PICTURED = COURT + ("A",)
+"""Ranks whose middle is a picture or one sign, never a number card's pips."""
 
 PIPS_BELOW = 0.4
 """A face read below this (or a joker, or no card) is re-ranked by the pips counted on the card: above
@@ -71,7 +73,10 @@ def _lone_centre(found: list[tuple[float, float, float, float]] | None) -> bool:
 def marks(card_bgr: np.ndarray) -> int | None:
     """The signs in the middle of a rectified card: 2-10 pips, 1 for an ace's lone sign, else None
     (its signs found once for both)."""
-    found = signs(card_bgr)
+    return _marks(signs(card_bgr))
+
+
+def _marks(found: list[tuple[float, float, float, float]] | None) -> int | None:
     n = pip_count(found)
     if n is not None:
         return n
@@ -127,17 +132,19 @@ def witnessed(r: Reading, reads: list[str], crops: list[np.ndarray], jokers: boo
     p = probs_dict(r.probs, r.classes)
     faces = [c for c in p if c not in NOT_A_FACE and (c != "JK" or jokers)]
     top = max(faces, key=p.__getitem__) if faces else None
-    if top is not None and top != "JK" and top[1:] in COURT:
-        # a court card has a picture, not pips: only a number card's whole pip layout doubts it
-        # (a picture broken up by blur may count as two or three blobs, never lie so)
-        count = pip_vote([number_layout(signs(c)) for c in crops], reads)
-    elif r.card not in ("JK", "none") and r.conf >= PIPS_BELOW or top is None:
+    court = top is not None and top != "JK" and top[1:] in COURT
+    if top is None or (not court and r.card not in ("JK", "none") and r.conf >= PIPS_BELOW):
         return r
-    else:
-        count = pip_vote([marks(c) for c in crops], reads)
+    found = [signs(c) for c in crops]
+    # a number card's whole pip layout: no court card, ace or joker lies so (a picture broken up by
+    # blur may count as two or three blobs), so only it doubts a court card, and it rules pictures out
+    laid_out = pip_vote([number_layout(f) for f in found], reads)
+    count = laid_out if court else pip_vote([_marks(f) for f in found], reads)
     if count is None:
         return r
     p = weigh_by_pips(p, count)
+    if laid_out is not None and laid_out == count:
+        p = weigh_cards(p, lambda c: c == "JK" or c[1:] in PICTURED, 1.0 / WEIGHT)
     card = max(p, key=p.__getitem__)
     return Reading(card, p[card], p, None, witness="pips")
 

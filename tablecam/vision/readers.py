@@ -145,7 +145,9 @@ def second_reading(first: Reading, card: str, conf: float, probs: dict[str, floa
     is uncertain) where the crop's read gave the card no chance (at 480p detect() too reads a five
     for a six, surely), or leant to another card, likelier than all the others together (the
     tuning deck's king of spades read so at 0.64 on real cloth at 720p, 33 degrees, and as the
-    ace by detect() at 0.80).
+    ace by detect() at 0.80).  A read whose rank the card's pips gave
+    (``witness="pips"``) stands against a second look of another rank: nine
+    pips are no joker, which detect() read a glossy 480p nine as, at 0.93.
 
     >>> crop = Reading("SK", 0.64, {"SK": 0.64, "SA": 0.16})
     >>> second_reading(crop, "SA", 0.80, {"SA": 0.80}, 0.8, False).witness
@@ -154,13 +156,21 @@ def second_reading(first: Reading, card: str, conf: float, probs: dict[str, floa
     True
     >>> second_reading(crop, "JK", 0.95, None, 0.8, False) is None    # a blurred face, no joker in the pack
     True
+    >>> second_reading(Reading("S9", 0.4, {"S9": 0.4}, witness="pips"), "JK", 0.93, None, 0.8, True) is None
+    True
     """
     if card in ("back", "none") or conf < max(first.conf, sure) or (card == "JK" and not jokers):
         return None
+    if first.witness == "pips" and _rank(card) != _rank(first.card):
+        return None              # the pips counted on the card say another rank: the count stands
     alone = probs_dict(first.probs, first.classes).get(card, 0.0) < 0.05
     disputed = first.card != card and first.card not in ("back", "none") and first.conf >= DISPUTE_FROM
     witness = "second look alone" if alone else "second look disputed" if disputed else None
     return Reading(card, conf, probs or {card: conf}, witness=witness)
+
+
+def _rank(card: str) -> str:
+    return card[1:] if len(card) == 2 and card != "JK" else card
 
 
 def localiser_input(cfg: CameraConfig) -> int:
