@@ -66,42 +66,9 @@ def default_localiser(cfg: CameraConfig) -> Localise:
         raise RuntimeError(f"the card localiser is not available ({type(e).__name__}: {e})") from None
 
     def localise(image: np.ndarray) -> list[tuple[float, float, float, float, float]]:
-        image = brightened(image)
         return [(*box, conf) for box, conf, _ in loc.proposals(image, sizes=(max(image.shape[:2]),))]
 
     return localise
-
-
-PAPER_WHITE = 200.0
-"""The grey level a well exposed frame gives a card's white paper (the brightest 1 % of a view)."""
-
-MAX_GAIN = 3.0
-
-
-def brightened(image: np.ndarray) -> np.ndarray:
-    """``image`` with its brightest 1 % raised to :data:`PAPER_WHITE` (at most :data:`MAX_GAIN`
-    times), as the localiser sees it; a frame already that bright is returned as it is.
-
-    Why: over a white or pale top a camera's auto-exposure darkens the whole
-    frame, and white cards on it are then grey on grey (cards at grey 110-120
-    on a table at 90): the localiser scored such cards 0.05 and none on the
-    far side, on a white top at 1080p and 40 degrees, and the cards were
-    never found; raised to paper white it scored them 0.65-0.89.  A gain
-    alone keeps the picture's ratios, and a frame whose cards are already
-    white is not touched.
-
-    >>> dim = np.full((8, 8, 3), 90, np.uint8); dim[:2, :2] = 110
-    >>> int(brightened(dim).max()), int(brightened(dim).min())
-    (200, 163)
-    >>> bright = np.full((8, 8, 3), 230, np.uint8)
-    >>> brightened(bright) is bright
-    True
-    """
-    top = float(np.percentile(image[::2, ::2], 99))     # every fourth pixel says it as well
-    gain = min(MAX_GAIN, PAPER_WHITE / max(top, 1.0))
-    if gain <= 1.0:
-        return image
-    return np.clip(image.astype(np.float32) * gain, 0, 255).astype(np.uint8)
 
 
 SecondOpinion = Callable[[np.ndarray], list[tuple[str, float, np.ndarray, dict[str, float]]]]
