@@ -105,7 +105,7 @@ def test_a_court_card_read_over_a_threes_pips_is_doubted(sure):
     assert (out.card, out.witness) == ("D3", "pips")     # even a sure jack: no picture lies so
 
 
-def test_nine_pips_laid_out_are_no_joker_in_a_game_with_jokers():
+def test_eight_pips_laid_out_are_no_joker_in_a_game_with_jokers():
     """Whist's pack holds jokers, and a glossy 480p eight read as a joker (0.22, the eights 0.12
     after its pips re-ranked it) stayed a joker: a number card's whole pip layout rules a picture out."""
     crops = [_seen_at("S8", 0.7)] * 2

@@ -127,8 +127,11 @@ def witnessed(r: Reading, reads: list[str], crops: list[np.ndarray], jokers: boo
     (:func:`~tablecam.vision.pips.number_layout`): an index read as a jack
     over three pips in a column is a three whose thin "3" the classifier
     mistook (a taped layout at 45 degrees read a three of diamonds as the
-    jack at 0.49, and the detector's second look then surely).  The result
-    carries ``witness="pips"``: its event is uncertain."""
+    jack at 0.49, and the detector's second look then surely).  Where the
+    outlines agree on such a layout, court cards, aces and jokers weigh
+    :data:`WEIGHT` times less too (a glossy 480p eight read as a joker in
+    whist, whose pack holds jokers).  The result carries ``witness="pips"``:
+    its event is uncertain."""
     p = probs_dict(r.probs, r.classes)
     faces = [c for c in p if c not in NOT_A_FACE and (c != "JK" or jokers)]
     top = max(faces, key=p.__getitem__) if faces else None

@@ -86,8 +86,9 @@ def number_layout(found: list[tuple[float, float, float, float]] | None) -> int 
     partner where the signs turned end over end about their own middle put
     it (one sign may lack one from five signs up: a seven's; their own
     middle, as a 480p outline may lie a few millimetres off the card).
-    On flat and shrunken renders of the 38 decks the simulator draws, no
-    court card and no ace lies so.
+    On flat and shrunken renders of the 38 decks the simulator draws (each
+    face 250, 80, 60 and 45 pixels wide, blurred, noisy, JPEG), no court
+    card, ace or joker lies so: 0 of 1,824 court, 608 ace and 152 joker views.
 
     >>> three = [(0.02, 0.5, 0.12, 1.0), (0.02, 0.5, 0.47, 1.0), (0.02, 0.5, 0.87, 1.1)]
     >>> number_layout(three), number_layout(three[:1] + [(0.02, 0.2, 0.5, 1.0)])
