@@ -53,6 +53,7 @@ from .calibrate import Calibration, Lens, lens_if_bent
 from .camera import Frame
 from .fusion import HandBook, probs_dict
 from .ink_colour import PackColours, coloured
+from .whole_card import default_reader, read_small
 from .tracker import Gone, Placed, Rest, StabilityTracker, order_quad
 from .readers import (Classifier, Localise, Reading, SecondOpinion, _as_reading, default_classifier,
                       default_localiser, default_second_opinion, localiser_input, second_reading)
@@ -141,6 +142,7 @@ class CameraPipeline:
         # the detector's second look at unsure reads: by default with the shipped model only
         self._second: SecondOpinion | None = second_opinion
         self._second_default = second_opinion is None and classify is None and self.cfg.detection.second_opinion
+        self._whole = default_reader() if classify is None else None     # a card seen small, read by its whole face
         self.lens = self._lens()
         if self.cal is not None and self.cal.lens is None and self.lens is not None:
             self.cal.lens = self.lens
@@ -550,6 +552,7 @@ class CameraPipeline:
         except (ValueError, ArithmeticError, IndexError) as e:   # a degenerate crop: skip this reading only
             self.errors.append(f"frame {frame.index}: cannot read the card at {cx:.0f},{cy:.0f} mm: {e}")
             return []
+        r = read_small(self._whole, r, crop, self.px_per_mm_at(quad), SURE_BACK)
         fine = self.px_per_mm_at(quad) >= self.cfg.detection.sure_px_per_mm
         if fine and (r.card != "back" or r.conf < SURE_BACK):
             r, better = self.second_look(frame.image, quad, r)

@@ -1,0 +1,122 @@
+"""A card seen small, read by its whole face: the second witness of a low-resolution read.
+
+Below about 0.9 frame pixels a millimetre (480p over a card table, or the
+far side of a tilted 720p view) a card's index is 3 to 6 pixels tall and
+the corner classifier, which reads the index, mixes up ranks and suits.
+The rest of the card still shows what a player across the room sees: how
+many pips and where, their colour, a court card's picture.  This reader
+looks at the whole rectified card at 40x56 (about what such a camera
+gives) and says how likely each of the 52 cards and the joker is.
+
+Its read is multiplied into the corner read (:func:`with_whole_card`): the
+two look at different parts of the card, so where they agree the card is
+surer, and where the whole face outweighs the index the likeliest card
+changes - then the read carries ``witness="whole card"`` and its event goes
+out ``uncertain`` (a camera unsure at this resolution says so).  A read the
+whole face agrees with is left as it was.
+
+The network is trained on rendered cards seen through a webcam at 0.35-1.0
+px/mm (:mod:`tablecam.training.whole_card`); ``models/README.md`` gives its
+recipe and figures.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+
+from .classify import CARD_CODES, _softmax, onnx_session
+from .readers import Reading
+
+CLASSES: list[str] = CARD_CODES + ["JK"]
+VIEW_W, VIEW_H = 40, 56
+"""The reader's view of the card: 40x56, the 63x88 mm card at about 0.64 px/mm."""
+
+BELOW_PX_PER_MM = 0.9
+"""Cards seen at fewer frame pixels a millimetre than this are read by their whole face too."""
+
+MODEL = Path(__file__).with_name("models") / "whole_card.onnx"
+
+
+def view(card_bgr: np.ndarray) -> np.ndarray:
+    """A rectified card (any size, portrait) as the reader's (3, 56, 40) uint8 input.
+
+    >>> view(np.zeros((350, 250, 3), np.uint8)).shape
+    (3, 56, 40)
+    """
+    import cv2
+
+    small = cv2.resize(card_bgr, (VIEW_W, VIEW_H), interpolation=cv2.INTER_AREA)
+    return np.ascontiguousarray(small.transpose(2, 0, 1))
+
+
+class WholeCardReader:
+    """The ONNX whole-card reader: P(card) over :data:`CLASSES` per rectified card.
+
+    Both ends of the card are looked at (it is read the same turned end over
+    end) and the two reads averaged."""
+
+    def __init__(self, path: str | Path = MODEL, threads: int = 1):
+        self.session = onnx_session(path, threads)
+        self.input_name = self.session.get_inputs()[0].name
+        meta = Path(path).with_suffix(".json")
+        self.classes: list[str] = json.loads(meta.read_text()).get("classes", CLASSES) if meta.exists() else CLASSES
+
+    def probs(self, card_bgr: np.ndarray) -> dict[str, float]:
+        v = view(card_bgr)
+        x = np.stack([v, v[:, ::-1, ::-1]]).astype(np.float32) / 255.0
+        p = _softmax(self.session.run(None, {self.input_name: np.ascontiguousarray(x)})[0]).mean(0)
+        return {c: float(v) for c, v in zip(self.classes, p)}
+
+
+def default_reader() -> WholeCardReader | None:
+    """The shipped reader, or None where its model is not installed."""
+    return WholeCardReader(MODEL) if MODEL.exists() else None
+
+
+def with_whole_card(r: Reading, whole: dict[str, float]) -> Reading:
+    """``r`` with the whole face's read multiplied in (``whole``: P(card) over the faces it knows).
+
+    The corner read's ``back`` and ``none`` keep their weight against the
+    faces' mean; a read whose likeliest card is unchanged is returned as it
+    was, one whose likeliest card changes carries ``witness="whole card"``.
+
+    >>> import numpy as np
+    >>> classes = ["S6", "S4", "none"]
+    >>> r = Reading("S4", 0.5, np.array([0.3, 0.5, 0.2]), classes)
+    >>> w = with_whole_card(r, {"S6": 0.8, "S4": 0.1})
+    >>> w.card, w.witness, round(w.conf, 2)
+    ('S6', 'whole card', 0.79)
+    >>> with_whole_card(r, {"S6": 0.2, "S4": 0.7}) is r
+    True
+    """
+    from .fusion import probs_dict
+
+    p = probs_dict(r.probs, r.classes)
+    if not p or not whole:
+        return r
+    mean = sum(whole.values()) / len(whole)
+    out = {c: v * whole.get(c, mean) for c, v in p.items()}
+    total = sum(out.values())
+    if total <= 0:
+        return r
+    out = {c: v / total for c, v in out.items()}
+    card = max(out, key=out.__getitem__)
+    if card == r.card:
+        return r
+    return Reading(card, out[card], out, None, witness="whole card")
+
+
+def read_small(reader: WholeCardReader | None, r: Reading, card_bgr: np.ndarray, px_per_mm: float,
+               sure_back: float = 0.9) -> Reading:
+    """``r`` of a card seen at ``px_per_mm`` (frame pixels a millimetre where it lies) with its whole
+    face read in (:func:`with_whole_card`) when it is seen under :data:`BELOW_PX_PER_MM`; a back
+    read as surely as backs read, a card seen larger, or no reader: ``r`` as it was."""
+    if reader is None or px_per_mm >= BELOW_PX_PER_MM or (r.card == "back" and r.conf >= sure_back):
+        return r
+    return with_whole_card(r, reader.probs(card_bgr))
+
+
+__all__ = ["WholeCardReader", "with_whole_card", "read_small", "default_reader", "view", "CLASSES", "BELOW_PX_PER_MM"]
