@@ -80,11 +80,8 @@ def with_whole_card(r: Reading, whole: dict[str, float]) -> Reading:
     """``r`` with the whole face's read multiplied in (``whole``: P(card) over the faces it knows).
 
     The corner read's ``back`` and ``none`` keep their weight against the
-    faces' mean; a face read whose likeliest card is unchanged is returned as
-    it was; one whose likeliest card changes, or a read of no face (``none``:
-    at 480p the corner classifier often cannot tell an index from paper),
-    carries the product and ``witness="whole card"``: its faces, re-ranked,
-    are the event's candidates.
+    faces' mean; a read whose likeliest card is unchanged is returned as it
+    was, one whose likeliest card changes carries ``witness="whole card"``.
 
     >>> import numpy as np
     >>> classes = ["S6", "S4", "none"]
@@ -94,9 +91,6 @@ def with_whole_card(r: Reading, whole: dict[str, float]) -> Reading:
     ('S6', 'whole card', 0.63)
     >>> with_whole_card(r, {"S6": 0.2, "S4": 0.7}) is r
     True
-    >>> n = with_whole_card(Reading("none", 0.4, {"none": 0.4, "S6": 0.01, "S4": 0.02}), {"S6": 0.9, "S4": 0.1})
-    >>> n.card, max(("S6", "S4"), key=n.probs.get)
-    ('none', 'S6')
     """
     from .fusion import probs_dict
 
@@ -110,10 +104,8 @@ def with_whole_card(r: Reading, whole: dict[str, float]) -> Reading:
         return r
     out = {c: v / total for c, v in out.items()}
     card = max(out, key=out.__getitem__)
-    if card == r.card and card not in ("back", "none"):
+    if card == r.card:
         return r
-    # a read it changes, or no face read (a card the localiser is sure of, its index unreadable):
-    # the faces re-ranked, which the event's candidates are drawn from
     return Reading(card, out[card], out, None, witness="whole card")
 
 
