@@ -4,11 +4,12 @@ A trained model ships with a JSON whose ``recipe`` field says how it was
 made, so that it can be made again.  The training functions take the same
 choices as one value per model - :class:`ClassifierRecipe`,
 :class:`BackCheckRecipe`, :class:`LocaliserRecipe`, :class:`BidCardRecipe`,
-and :class:`LocDataRecipe` for the localiser's training set - beside where to
-write and whether to show progress, which change nothing in the model.  The
-command line (``tablecam train``, ``train-back-check``, ``train-localiser``,
-``locdata``, ``python -m tablecam.training.bidcards``) builds the recipe from its flags; the defaults here are the
-flags' defaults.
+:class:`WholeCardRecipe`, and :class:`LocDataRecipe` for the localiser's
+training set - beside where to write and whether to show progress, which
+change nothing in the model.  The command line (``tablecam train``,
+``train-back-check``, ``train-localiser``, ``locdata``, ``python -m
+tablecam.training.bidcards``, ``python -m tablecam.training.whole_card``)
+builds the recipe from its flags; the defaults here are the flags' defaults.
 
 Frozen, so a recipe handed to a stage is the recipe that stage recorded.
 
@@ -219,3 +220,24 @@ class BidCardRecipe:
     coded_share: float = 0.0
     level_weight: float = 0.0
     init: Path | None = None
+
+
+@dataclass(frozen=True)
+class WholeCardRecipe:
+    """Every choice that makes the whole-card reader: ``samples`` views of the
+    training decks plus ``generated`` seeded designs, at ``px_per_mm`` across
+    the card, a reflection across ``glare`` of them; ``epochs`` of AdamW,
+    one cycle peaking at ``lr``; ``width`` channels in the first layer; ``held_out`` views of the
+    held-out designs to report on (never to choose by)."""
+
+    samples: int = 60000
+    generated: int = 30
+    px_per_mm: tuple[float, float] = (0.35, 1.0)
+    glare: float = 0.25
+    epochs: int = 8
+    lr: float = 2e-3
+    width: int = 32
+    batch: int = 128
+    seed: int = 11
+    held_out: int = 2650
+    threads: int = 2

@@ -23,33 +23,13 @@ import json
 import math
 import sys
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import asdict
 from pathlib import Path
 
 import numpy as np
 
 from ..vision.whole_card import CLASSES, VIEW_H, VIEW_W, view
-
-
-@dataclass(frozen=True)
-class WholeCardRecipe:
-    """Every choice that makes the whole-card reader: ``samples`` views of the
-    training decks plus ``generated`` seeded designs, at ``px_per_mm`` across
-    the card, a reflection across ``glare`` of them; ``epochs`` of Adam at
-    ``lr``; ``width`` channels in the first layer; ``held_out`` views of the
-    held-out designs to report on (never to choose by)."""
-
-    samples: int = 60000
-    generated: int = 30
-    px_per_mm: tuple[float, float] = (0.35, 1.0)
-    glare: float = 0.25
-    epochs: int = 8
-    lr: float = 2e-3
-    width: int = 32
-    batch: int = 128
-    seed: int = 11
-    held_out: int = 2650
-    threads: int = 2
+from .recipes import WholeCardRecipe
 
 
 def glare(img: np.ndarray, rng: np.random.Generator) -> np.ndarray:
