@@ -227,8 +227,9 @@ class WholeCardRecipe:
     """Every choice that makes the whole-card reader: ``samples`` views of the
     training decks plus ``generated`` seeded designs, at ``px_per_mm`` across
     the card, a reflection across ``glare`` of them; ``epochs`` of AdamW,
-    one cycle peaking at ``lr``; ``width`` channels in the first layer; ``held_out`` views of the
-    held-out designs to report on (never to choose by)."""
+    one cycle peaking at ``lr``; ``width`` channels in the first layer; ``held_out`` views each of
+    eight validation designs (the check after every epoch) and of the
+    held-out designs (read once, at the end; never to choose by)."""
 
     samples: int = 60000
     generated: int = 30

@@ -114,6 +114,7 @@ def train(r: WholeCardRecipe, out: Path) -> dict:
     import torch
     import torch.nn.functional as F
 
+    from .designs import validation_designs
     from .faces import HELD_OUT_DECKS, training_decks
 
     torch.manual_seed(r.seed)
@@ -121,22 +122,13 @@ def train(r: WholeCardRecipe, out: Path) -> dict:
     out.mkdir(parents=True, exist_ok=True)
     decks = training_decks(r.generated)
     t0 = time.time()
-    data = out / f"views-n{r.samples}-s{r.seed}-d{len(decks)}.npz"
-    if data.exists():
-        z = np.load(data)
-        x, y = z["x"], z["y"]
-    else:
-        x, y = _parallel(r.samples, decks, r.seed, r)
-        np.savez(data, x=x, y=y)
-    held = out / f"held-n{r.held_out}-s{r.seed}.npz"
-    if held.exists():
-        z = np.load(held)
-        xh, yh = z["x"], z["y"]
-    else:
-        xh, yh = _parallel(r.held_out, list(HELD_OUT_DECKS), r.seed + 1, r)
-        np.savez(held, x=xh, y=yh)
-    print(f"{len(x)} training views of {len(decks)} decks, {len(xh)} held-out views in {time.time() - t0:.0f} s",
-          file=sys.stderr)
+    x, y = _views(out / f"views-n{r.samples}-s{r.seed}-d{len(decks)}.npz", r.samples, decks, r.seed, r)
+    # the tuning check after each epoch: generated designs no model trains on; the held-out designs
+    # are read once, at the end
+    xv, yv = _views(out / f"val-n{r.held_out}-s{r.seed}.npz", r.held_out, validation_designs(8), r.seed + 2, r)
+    xh, yh = _views(out / f"held-n{r.held_out}-s{r.seed}.npz", r.held_out, list(HELD_OUT_DECKS), r.seed + 1, r)
+    print(f"{len(x)} training views of {len(decks)} decks, {len(xv)} validation and {len(xh)} held-out views "
+          f"in {time.time() - t0:.0f} s", file=sys.stderr)
     net = network(r.width, len(CLASSES))
     opt = torch.optim.AdamW(net.parameters(), lr=r.lr, weight_decay=1e-4)
     steps = r.epochs * math.ceil(len(x) / r.batch)
@@ -160,8 +152,8 @@ def train(r: WholeCardRecipe, out: Path) -> dict:
             opt.step()
             sched.step()
             loss_sum += float(loss.detach()) * len(idx)
-        acc = _accuracy(net, xh, yh)
-        print(f"epoch {epoch + 1}/{r.epochs}: loss {loss_sum / len(xt):.3f}, held-out top-1 {acc:.3f} "
+        acc = _accuracy(net, xv, yv)
+        print(f"epoch {epoch + 1}/{r.epochs}: loss {loss_sum / len(xt):.3f}, validation top-1 {acc:.3f} "
               f"({time.time() - t1:.0f} s)", file=sys.stderr)
     net.eval()
     onnx = out / "whole_card.onnx"
@@ -172,6 +164,16 @@ def train(r: WholeCardRecipe, out: Path) -> dict:
               "seconds": round(time.time() - t0)}
     (out / "whole_card.json").write_text(json.dumps(report, indent=1) + "\n")
     return report
+
+
+def _views(path: Path, n: int, decks: list[str], seed: int, r: WholeCardRecipe) -> tuple[np.ndarray, np.ndarray]:
+    """``n`` views of ``decks`` (:func:`_parallel`), cached at ``path``."""
+    if path.exists():
+        z = np.load(path)
+        return z["x"], z["y"]
+    x, y = _parallel(n, decks, seed, r)
+    np.savez(path, x=x, y=y)
+    return x, y
 
 
 def _accuracy(net, x: np.ndarray, y: np.ndarray) -> float:
