@@ -17,7 +17,8 @@ Per card at rest (rare, a few times per trick):
    tracker offers (the patch that changed since the scene at rest first),
    rectified to an upright 250x350 image, and classify it
    (``tablecam.vision.detector`` ``classify_card`` by default - any
-   ``crop -> (card, conf, probs)`` callable works); the surest read wins;
+   ``crop -> (card, conf, probs)`` callable works); the surest read wins,
+   and a card seen under 0.9 px/mm is read by its whole face too (:mod:`~tablecam.vision.whole_card`);
 5. check the reading against what the shoe dealt (:mod:`~tablecam.vision.fusion`);
 6. turn it into an event by the zone it lies in (:mod:`~tablecam.vision.zones`).
    A card the localiser is sure of but the classifier is not gives an event
