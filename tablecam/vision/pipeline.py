@@ -553,8 +553,9 @@ class CameraPipeline:
         except (ValueError, ArithmeticError, IndexError) as e:   # a degenerate crop: skip this reading only
             self.errors.append(f"frame {frame.index}: cannot read the card at {cx:.0f},{cy:.0f} mm: {e}")
             return []
-        r = read_small(self._whole, r, crop, self.px_per_mm_at(quad), SURE_BACK)
-        fine = self.px_per_mm_at(quad) >= self.cfg.detection.sure_px_per_mm
+        card_px_mm = self.px_per_mm_at(quad)
+        r = read_small(self._whole, r, crop, card_px_mm, SURE_BACK)
+        fine = card_px_mm >= self.cfg.detection.sure_px_per_mm
         if fine and (r.card != "back" or r.conf < SURE_BACK):
             r, better = self.second_look(frame.image, quad, r)
             if better is not None:

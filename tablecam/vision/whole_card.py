@@ -83,7 +83,6 @@ def with_whole_card(r: Reading, whole: dict[str, float]) -> Reading:
     faces' mean; a read whose likeliest card is unchanged is returned as it
     was, one whose likeliest card changes carries ``witness="whole card"``.
 
-    >>> import numpy as np
     >>> classes = ["S6", "S4", "none"]
     >>> r = Reading("S4", 0.5, np.array([0.3, 0.5, 0.2]), classes)
     >>> w = with_whole_card(r, {"S6": 0.8, "S4": 0.1})
