@@ -31,8 +31,8 @@ def main(argv: list[str] | None = None) -> int:
     import numpy as np
 
     from tablecam.training.faces import HELD_OUT_DECKS, render_face
-    from tablecam.training.synth import TexturePool, oblique_sample
-    from tablecam.training.whole_card import glare
+    from tablecam.training.synth import TexturePool
+    from tablecam.training.whole_card import seen_small
     from tablecam.vision.readers import default_classifier
     from tablecam.vision.whole_card import CLASSES, WholeCardReader, with_whole_card
 
@@ -55,9 +55,7 @@ def main(argv: list[str] | None = None) -> int:
             deck = HELD_OUT_DECKS[int(rng.integers(len(HELD_OUT_DECKS)))]
             if (deck, code) not in faces:
                 faces[deck, code] = render_face(code, deck)
-            card = oblique_sample(faces[deck, code], rng, (lo, hi), occlude=0.1, pool=pool)
-            if rng.random() < 0.25:
-                card = glare(card, rng)
+            card = seen_small(faces[deck, code], rng, (lo, hi), 0.25, pool)
             t0 = time.perf_counter()
             r = classify(card)
             t1 = time.perf_counter()

@@ -48,15 +48,17 @@ def glare(img: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     return np.clip(img.astype(np.float32) * (1 - a) + tint * a, 0, 255).astype(np.uint8)
 
 
-def sample(face: np.ndarray, rng: np.random.Generator, px_per_mm: tuple[float, float], glare_share: float,
-           pool) -> np.ndarray:
-    """One (3, 56, 40) view of ``face`` as the pipeline's rectified card of a small card."""
+def seen_small(face: np.ndarray, rng: np.random.Generator, px_per_mm: tuple[float, float], glare_share: float,
+               pool) -> np.ndarray:
+    """``face`` as the pipeline's 250x350 rectified card of a card seen at ``px_per_mm``: on a
+    rendered table through the webcam look, now and then a finger over a corner, a reflection
+    across ``glare_share`` of them (the training views, and the bench's)."""
     from .synth import oblique_sample
 
     card = oblique_sample(face, rng, px_per_mm, occlude=0.1, pool=pool)
     if rng.random() < glare_share:
         card = glare(card, rng)
-    return view(card)
+    return card
 
 
 def dataset(n: int, decks: list[str], seed: int, px_per_mm: tuple[float, float], glare_share: float,
@@ -76,7 +78,7 @@ def dataset(n: int, decks: list[str], seed: int, px_per_mm: tuple[float, float],
         deck = decks[int(rng.integers(len(decks)))]
         if (deck, CLASSES[k]) not in faces:
             faces[deck, CLASSES[k]] = render_face(CLASSES[k], deck)
-        x[i] = sample(faces[deck, CLASSES[k]], rng, px_per_mm, glare_share, pool)
+        x[i] = view(seen_small(faces[deck, CLASSES[k]], rng, px_per_mm, glare_share, pool))
         y[i] = k
         if progress and i and i % 5000 == 0:
             print(f"  {i} views in {time.time() - t0:.0f} s", file=sys.stderr)
@@ -168,12 +170,9 @@ def train(r: WholeCardRecipe, out: Path) -> dict:
 
 def _views(path: Path, n: int, decks: list[str], seed: int, r: WholeCardRecipe) -> tuple[np.ndarray, np.ndarray]:
     """``n`` views of ``decks`` (:func:`_parallel`), cached at ``path``."""
-    if path.exists():
-        z = np.load(path)
-        return z["x"], z["y"]
-    x, y = _parallel(n, decks, seed, r)
-    np.savez(path, x=x, y=y)
-    return x, y
+    from .train import _cached
+
+    return _cached(path, lambda: _parallel(n, decks, seed, r))
 
 
 def _accuracy(net, x: np.ndarray, y: np.ndarray) -> float:

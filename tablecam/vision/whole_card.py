@@ -28,6 +28,7 @@ from pathlib import Path
 import numpy as np
 
 from .classify import CARD_CODES, _softmax, onnx_session
+from .fusion import probs_dict
 from .readers import Reading
 
 CLASSES: list[str] = CARD_CODES + ["JK"]
@@ -56,18 +57,22 @@ class WholeCardReader:
     """The ONNX whole-card reader: P(card) over :data:`CLASSES` per rectified card.
 
     Both ends of the card are looked at (it is read the same turned end over
-    end) and the two reads averaged."""
+    end) and the two reads averaged.  The network is loaded at the first
+    read, not when a pipeline starts: a camera at 720p and up never asks."""
 
     def __init__(self, path: str | Path = MODEL, threads: int = 1):
-        self.session = onnx_session(path, threads)
-        self.input_name = self.session.get_inputs()[0].name
-        meta = Path(path).with_suffix(".json")
+        self.path, self.threads = Path(path), threads
+        self._session = None
+        meta = self.path.with_suffix(".json")
         self.classes: list[str] = json.loads(meta.read_text()).get("classes", CLASSES) if meta.exists() else CLASSES
 
     def probs(self, card_bgr: np.ndarray) -> dict[str, float]:
+        if self._session is None:
+            self._session = onnx_session(self.path, self.threads)
         v = view(card_bgr)
         x = np.stack([v, v[:, ::-1, ::-1]]).astype(np.float32) / 255.0
-        p = _softmax(self.session.run(None, {self.input_name: np.ascontiguousarray(x)})[0]).mean(0)
+        name = self._session.get_inputs()[0].name
+        p = _softmax(self._session.run(None, {name: np.ascontiguousarray(x)})[0]).mean(0)
         return {c: float(v) for c, v in zip(self.classes, p)}
 
 
@@ -91,8 +96,6 @@ def with_whole_card(r: Reading, whole: dict[str, float]) -> Reading:
     >>> with_whole_card(r, {"S6": 0.2, "S4": 0.7}) is r
     True
     """
-    from .fusion import probs_dict
-
     p = probs_dict(r.probs, r.classes)
     if not p or not whole:
         return r
