@@ -111,6 +111,13 @@ class CardDetector(BoxReads, LeftBoxes, IndexReads):
         rd_path = Path(s.index_reader) if s.index_reader else self.model_dir / "card_index_reader.onnx"
         self.index_reader = (CornerClassifier(rd_path, threads=threads)
                              if self.indexer is not None and rd_path.exists() else self.classifier)
+        # the whole-card reader, the second witness of an unsure close read (``whole_card``)
+        wc_path = self.model_dir / "whole_card.onnx"
+        self.whole = None
+        if s.whole_card > 0 and wc_path.exists():
+            from .whole_card import WholeCardReader
+
+            self.whole = WholeCardReader(wc_path, threads=threads)
         self.classes = self.classifier.classes
         # the settings that default to another, resolved
         self.min_conf = s.min_conf if s.min_conf is not None else (0.6 if self.localiser is not None else 0.5)

@@ -49,19 +49,23 @@ class LeftBoxes:
 
             outlines = [(bi, outline_quad(image_bgr, props[bi][0])) for bi in sorted(likeliest)]
             quads += [(bi, q) for bi, q in outlines if q is not None]
-        best = self._surest_reads(image_bgr, quads, lambda ci: self._floor(ci, self.settings.close_conf, self.settings.close_conf_rare))
+        best = self._surest_reads(image_bgr, quads, lambda ci: self._floor(ci, self.settings.close_conf, self.settings.close_conf_rare),
+                                  whole=self.whole is not None)
         h, w = image_bgr.shape[:2]
         width = _usual_width(dets)
         return self._place_new(best, dets, width, w, h)
 
     def _surest_reads(self, image_bgr: np.ndarray, quads: list[tuple[int, np.ndarray]], floor,
                       cards: list[np.ndarray] | None = None,
-                      probs: list[np.ndarray] | None = None) -> dict[int, tuple[float, int, np.ndarray, np.ndarray]]:
+                      probs: list[np.ndarray] | None = None,
+                      whole: bool = False) -> dict[int, tuple[float, int, np.ndarray, np.ndarray]]:
         """Each box's surest card among ``quads`` ((box, quad) pairs), read
         as a found card is read (:meth:`read_found`), of the reads at least
         ``floor(class)``: box -> (conf, class, quad, probs).  ``cards``: the
         quads already rectified, and ``probs`` their classifier reads, when
-        the caller has them (:meth:`read_found`)."""
+        the caller has them (:meth:`read_found`).  ``whole``: a read under
+        its floor from ``whole_card`` is read by the whole face too
+        (:meth:`_whole_agrees`)."""
         from .localise import warp_card
 
         best: dict[int, tuple[float, int, np.ndarray, np.ndarray]] = {}
@@ -69,11 +73,40 @@ class LeftBoxes:
             return best
         if cards is None:
             cards = [warp_card(image_bgr, q) for _, q in quads]
-        for (bi, q), p in zip(quads, self.read_found(cards, probs)):
+        reads = self.read_found(cards, probs)
+        for (bi, q), p in zip(quads, reads):
             ci, conf = self._read(p)
             if ci >= 0 and conf >= floor(ci) and conf > best.get(bi, (0.0,))[0]:
                 best[bi] = (conf, ci, q, p)
+        if whole:
+            # only a box no quad reads surely by its index: the whole face decides nothing else
+            unsure = {}
+            for (bi, q), card, p in zip(quads, cards, reads):
+                if bi not in best:
+                    p = self._whole_agrees(card, p, floor)
+                    ci, conf = self._read(p)
+                    if ci >= 0 and conf >= floor(ci) and conf > unsure.get(bi, (0.0,))[0]:
+                        unsure[bi] = (conf, ci, q, p)
+            best.update(unsure)
         return best
+
+    def _whole_agrees(self, card: np.ndarray, p: np.ndarray, floor) -> np.ndarray:
+        """``p``, the read of the rectified ``card``, times the whole face's
+        read when ``p``'s likeliest card is a face read from ``whole_card``
+        but under ``floor(class)`` and the whole face names the same card
+        (:func:`~tablecam.vision.whole_card.agreeing`); else ``p``.
+
+        Why: a court card of a pack whose index the classifier never saw
+        (the blackjack-tracker pack's queens and kings, about 1.2 px/mm)
+        reads 0.4-0.55 by its index, and its picture is what tells it."""
+        from .whole_card import agreeing
+
+        i = int(np.argmax(p))
+        c = self.classes[i]
+        if c in ("none", "back", "JK") or not self.settings.whole_card <= p[i] < floor(i):
+            return p
+        both = agreeing(p, self.classes, self.whole.probs(card))
+        return p if both is None else both
 
     def _place_new(self, best: dict[int, tuple[float, int, np.ndarray, np.ndarray]], dets: list[Detection],
                    width: float | None, w: int, h: int) -> list[Detection]:

@@ -81,6 +81,47 @@ def default_reader() -> WholeCardReader | None:
     return WholeCardReader(MODEL) if MODEL.exists() else None
 
 
+def multiplied(corner: dict[str, float], whole: dict[str, float]) -> dict[str, float] | None:
+    """The corner read ``corner`` times the whole face's ``whole``, summing to 1; the codes the whole
+    face does not know (``back``, ``none``) keep their weight against the faces' mean.  None where
+    either read is empty or they share no weight.
+
+    >>> out = multiplied({"S6": 0.3, "S4": 0.5, "none": 0.2}, {"S6": 0.8, "S4": 0.1, "JK": 0.1})
+    >>> {c: round(v, 2) for c, v in out.items()}
+    {'S6': 0.67, 'S4': 0.14, 'none': 0.19}
+    """
+    if not corner or not whole:
+        return None
+    mean = sum(whole.values()) / len(whole)
+    out = {c: v * whole.get(c, mean) for c, v in corner.items()}
+    total = sum(out.values())
+    if total <= 0:
+        return None
+    return {c: v / total for c, v in out.items()}
+
+
+def agreeing(p: np.ndarray, classes: list[str], whole: dict[str, float]) -> np.ndarray | None:
+    """The corner read ``p`` (over ``classes``) times the whole face's read, when the two name the
+    same likeliest card; else None.
+
+    Why agreement, not the product alone: on a still picture nothing else
+    vouches for a quad, and the whole-card reader, which has no "not a
+    card" class, names some card for a strip of table too.  Two readers
+    that look at different parts of the card and name the same card are
+    the evidence a card read unsurely by its index needs.
+
+    >>> agreeing(np.array([0.45, 0.35, 0.2]), ["CQ", "C6", "none"], {"CQ": 0.7, "C6": 0.1}).round(2)
+    array([0.73, 0.08, 0.19], dtype=float32)
+    >>> agreeing(np.array([0.45, 0.35, 0.2]), ["CQ", "C6", "none"], {"CQ": 0.1, "C6": 0.7}) is None
+    True
+    """
+    i = int(np.argmax(p))
+    if not whole or max(whole, key=whole.__getitem__) != classes[i]:
+        return None
+    out = multiplied(dict(zip(classes, map(float, p))), whole)
+    return None if out is None else np.array([out[c] for c in classes], np.float32)
+
+
 def with_whole_card(r: Reading, whole: dict[str, float]) -> Reading:
     """``r`` with the whole face's read multiplied in (``whole``: P(card) over the faces it knows).
 
@@ -97,14 +138,9 @@ def with_whole_card(r: Reading, whole: dict[str, float]) -> Reading:
     True
     """
     p = probs_dict(r.probs, r.classes)
-    if not p or not whole:
+    out = multiplied(p, whole)
+    if out is None:
         return r
-    mean = sum(whole.values()) / len(whole)
-    out = {c: v * whole.get(c, mean) for c, v in p.items()}
-    total = sum(out.values())
-    if total <= 0:
-        return r
-    out = {c: v / total for c, v in out.items()}
     card = max(out, key=out.__getitem__)
     if card == r.card:
         return r
@@ -121,4 +157,4 @@ def read_small(reader: WholeCardReader | None, r: Reading, card_bgr: np.ndarray,
     return with_whole_card(r, reader.probs(card_bgr))
 
 
-__all__ = ["WholeCardReader", "with_whole_card", "read_small", "default_reader", "view", "CLASSES", "BELOW_PX_PER_MM"]
+__all__ = ["WholeCardReader", "with_whole_card", "multiplied", "agreeing", "read_small", "default_reader", "view", "CLASSES", "BELOW_PX_PER_MM"]
