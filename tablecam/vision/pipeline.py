@@ -54,7 +54,7 @@ from .calibrate import Calibration, Lens, lens_if_bent
 from .camera import Frame
 from .fusion import HandBook, probs_dict
 from .ink_colour import PackColours, coloured
-from .whole_card import default_reader, read_small
+from .whole_card import default_reader, named_by_whole, whole_of, with_whole_card
 from .tracker import Gone, Placed, Rest, StabilityTracker, order_quad
 from .readers import (Classifier, Localise, Reading, SecondOpinion, _as_reading, default_classifier,
                       default_localiser, default_second_opinion, localiser_input, second_reading)
@@ -554,7 +554,8 @@ class CameraPipeline:
             self.errors.append(f"frame {frame.index}: cannot read the card at {cx:.0f},{cy:.0f} mm: {e}")
             return []
         card_px_mm = self.px_per_mm_at(quad)
-        r = read_small(self._whole, r, crop, card_px_mm, SURE_BACK)
+        whole = whole_of(self._whole, r, crop, card_px_mm, SURE_BACK)   # a card seen small: its whole face too
+        r = r if whole is None else with_whole_card(r, whole)
         fine = card_px_mm >= self.cfg.detection.sure_px_per_mm
         if fine and (r.card != "back" or r.conf < SURE_BACK):
             r, better = self.second_look(frame.image, quad, r)
@@ -586,13 +587,14 @@ class CameraPipeline:
         if r.witness is not None and card is not None:
             uncertain = True       # re-ranked by the pips (the rank, never the suit), or the second look alone
         if card is None or conf < self.cfg.min_conf:
-            # The localiser is sure a card lies here but its face cannot be read: say so, with the
-            # candidates, rather than a wrong card or nothing. Unsure of both: no event (paper, a chip);
-            # at the table's edge (a back in a quitted trick read as nothing): no event either.
+            # The localiser (or a small card's whole face, naming it) is sure a card lies here but its face
+            # cannot be read: say so, with the candidates, not a wrong card or nothing. Unsure of both: no
+            # event (paper, a chip); at the table's edge (a back in a quitted trick read as nothing): none.
+            r = (named := named_by_whole(r, whole)) or r
             cands = self._candidates(r, seat)
             # Read as no card, and no face likely either: a card printed on the layout, not one laid on it.
             weak = not cands or cands[0][1] < 0.05
-            if rest.conf < SURE_CARD or not cands or (weak and (zone.kind == "expose" or r.card == "none")):
+            if (rest.conf < SURE_CARD and not named) or not cands or (weak and (zone.kind == "expose" or r.card == "none")):
                 return []                               # not placed: read again if it moves
             card, conf, uncertain = parse_card(cands[0][0]), cands[0][1], True
         if uncertain or conf < self.cfg.uncertain_below:
