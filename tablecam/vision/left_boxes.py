@@ -73,20 +73,20 @@ class LeftBoxes:
             return best
         if cards is None:
             cards = [warp_card(image_bgr, q) for _, q in quads]
+        def keep(into: dict, bi: int, q: np.ndarray, p: np.ndarray) -> None:
+            ci, conf = self._read(p)
+            if ci >= 0 and conf >= floor(ci) and conf > into.get(bi, (0.0,))[0]:
+                into[bi] = (conf, ci, q, p)
+
         reads = self.read_found(cards, probs)
         for (bi, q), p in zip(quads, reads):
-            ci, conf = self._read(p)
-            if ci >= 0 and conf >= floor(ci) and conf > best.get(bi, (0.0,))[0]:
-                best[bi] = (conf, ci, q, p)
+            keep(best, bi, q, p)
         if whole:
             # only a box no quad reads surely by its index: the whole face decides nothing else
-            unsure = {}
+            unsure: dict = {}
             for (bi, q), card, p in zip(quads, cards, reads):
                 if bi not in best:
-                    p = self._whole_agrees(card, p, floor)
-                    ci, conf = self._read(p)
-                    if ci >= 0 and conf >= floor(ci) and conf > unsure.get(bi, (0.0,))[0]:
-                        unsure[bi] = (conf, ci, q, p)
+                    keep(unsure, bi, q, self._whole_agrees(card, p, floor))
             best.update(unsure)
         return best
 
