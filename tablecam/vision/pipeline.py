@@ -54,7 +54,7 @@ from .calibrate import Calibration, Lens, lens_if_bent
 from .camera import Frame
 from .fusion import HandBook, probs_dict
 from .ink_colour import PackColours, coloured
-from .whole_card import default_reader, named_by_whole, whole_of, with_whole_card
+from .whole_card import agreed, default_reader, named_by_whole, whole_of, with_whole_card
 from .tracker import Gone, Placed, Rest, StabilityTracker, order_quad
 from .readers import (Classifier, Localise, Reading, SecondOpinion, _as_reading, default_classifier,
                       default_localiser, default_second_opinion, localiser_input, second_reading)
@@ -459,10 +459,10 @@ class CameraPipeline:
         a_img = abs(cv2.contourArea(q_img.astype(np.float32)))
         return float(np.sqrt(a_img / a_mm)) if a_mm > 0 else 0.0
 
-    def second_look(self, img: np.ndarray, quad_view: np.ndarray, r: Reading) -> tuple[Reading, np.ndarray | None]:
-        """An unsure read looked at again by the still detector, on a window of the frame
-        around the card; its read of the card at the window's centre replaces ours when
-        it is sure.  Returns the read and, when replaced, the outline (view px)."""
+    def second_look(self, img: np.ndarray, quad_view: np.ndarray, r: Reading, stands: bool = False) -> tuple[Reading, np.ndarray | None]:
+        """An unsure read looked at again by the still detector, on a window of the frame around the
+        card; its read of the card at the window's centre replaces ours when it is sure (not another
+        card where ours ``stands``: the whole face agreed).  Returns the read and, when replaced, the outline."""
         if r.conf >= self.cfg.uncertain_below and r.card not in ("none",):
             return r, None
         if self._second is None and self._second_default:
@@ -494,7 +494,7 @@ class CameraPipeline:
         if not near:
             return r, None
         card, conf, q, p = max(near, key=lambda k: k[1])
-        second = second_reading(r, card, conf, p, self.cfg.uncertain_below, self.game in JOKER_GAMES)
+        second = second_reading(r, card, conf, p, self.cfg.uncertain_below, self.game in JOKER_GAMES, stands)
         if second is None:
             return r, None
         return second, self.cal.image_to_table(q + (x1, y1)) * self.cfg.px_per_mm
@@ -558,7 +558,7 @@ class CameraPipeline:
         r = r if whole is None else with_whole_card(r, whole)
         fine = card_px_mm >= self.cfg.detection.sure_px_per_mm
         if fine and (r.card != "back" or r.conf < SURE_BACK):
-            r, better = self.second_look(frame.image, quad, r)
+            r, better = self.second_look(frame.image, quad, r, agreed(r, whole))
             if better is not None:
                 quad, crop = better, self.crop_card(frame.image, better)
         r = coloured(r, crop, self.pack_colours)        # checked against its print's colour

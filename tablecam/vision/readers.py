@@ -103,7 +103,7 @@ look that reads another card."""
 
 
 def second_reading(first: Reading, card: str, conf: float, probs: dict[str, float] | None,
-                   sure: float, jokers: bool) -> Reading | None:
+                   sure: float, jokers: bool, stands: bool = False) -> Reading | None:
     """What the second look's read ``card`` at ``conf`` makes of the crop's read ``first``: a
     reading that replaces it, or None when the first stands (the second is no surer than
     ``sure`` and the first, it is a back or no card, or a joker where the pack has none).
@@ -114,7 +114,11 @@ def second_reading(first: Reading, card: str, conf: float, probs: dict[str, floa
     tuning deck's king of spades read so at 0.64 on real cloth at 720p, 33 degrees, and as the
     ace by detect() at 0.80).  A read whose rank the card's pips gave
     (``witness="pips"``) stands against a second look of another rank: nine
-    pips are no joker, which detect() read a glossy 480p nine as, at 0.93.
+    pips are no joker, which detect() read a glossy 480p nine as, at 0.93.  So does a read
+    the whole face agreed with (``stands``, :func:`~tablecam.vision.whole_card.agreed`) against a
+    second look of another card: two readers of different parts of the card outweigh a third
+    that reads the same index again (a 480p jack of spades the crop read at 0.77 and the whole
+    face at 0.91, which detect() read as the jack of clubs).
 
     >>> crop = Reading("SK", 0.64, {"SK": 0.64, "SA": 0.16})
     >>> second_reading(crop, "SA", 0.80, {"SA": 0.80}, 0.8, False).witness
@@ -125,11 +129,15 @@ def second_reading(first: Reading, card: str, conf: float, probs: dict[str, floa
     True
     >>> second_reading(Reading("S9", 0.4, {"S9": 0.4}, witness="pips"), "JK", 0.93, None, 0.8, True) is None
     True
+    >>> second_reading(Reading("SJ", 0.77, {"SJ": 0.77, "CJ": 0.19}), "CJ", 0.87, None, 0.8, False, stands=True) is None
+    True
     """
     if card in ("back", "none") or conf < max(first.conf, sure) or (card == "JK" and not jokers):
         return None
     if first.witness == "pips" and _rank(card) != _rank(first.card):
         return None              # the pips counted on the card say another rank: the count stands
+    if stands and card != first.card:
+        return None              # the index and the whole face agree: a third read of the index does not outvote them
     alone = probs_dict(first.probs, first.classes).get(card, 0.0) < 0.05
     disputed = first.card != card and first.card not in ("back", "none") and first.conf >= DISPUTE_FROM
     witness = "second look alone" if alone else "second look disputed" if disputed else None

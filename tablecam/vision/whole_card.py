@@ -170,6 +170,18 @@ NAMES_FROM = 0.5
 of a card the corners cannot read (:func:`named_by_whole`)."""
 
 
+def agreed(r: Reading, whole: dict[str, float] | None, least: float = NAMES_FROM) -> bool:
+    """Whether the whole face names the card ``r`` reads (its best card, at least ``least``).
+
+    >>> agreed(Reading("SJ", 0.77, {"SJ": 0.77}), {"SJ": 0.91, "CJ": 0.07}), agreed(Reading("SJ", 0.77), None)
+    (True, False)
+    """
+    if not whole:
+        return False
+    top = max(whole, key=whole.__getitem__)
+    return top == r.card and whole[top] >= least
+
+
 def named_by_whole(r: Reading, whole: dict[str, float] | None, least: float = NAMES_FROM) -> Reading | None:
     """A card the corners read as no card, or under the least a read needs, whose whole face names
     a card (at least ``least``, not the joker): the read whose faces are the corners' faces times the
@@ -205,4 +217,4 @@ def named_by_whole(r: Reading, whole: dict[str, float] | None, least: float = NA
     return Reading(card, out[card], out, None, witness="whole card")
 
 
-__all__ = ["WholeCardReader", "with_whole_card", "multiplied", "agreeing", "read_small", "whole_of", "named_by_whole", "NAMES_FROM", "default_reader", "view", "CLASSES", "BELOW_PX_PER_MM"]
+__all__ = ["WholeCardReader", "with_whole_card", "multiplied", "agreeing", "read_small", "whole_of", "named_by_whole", "agreed", "NAMES_FROM", "default_reader", "view", "CLASSES", "BELOW_PX_PER_MM"]
