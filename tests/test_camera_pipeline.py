@@ -353,3 +353,39 @@ def test_a_full_trick_whose_turn_was_not_seen_is_never_retracted():
     assert "px" in frozen
     assert not [e for e in out if e["type"] == "retract"]
     assert [_key(e) for e in out if e["type"] == "play"] == [_key(e.to_dict()) for e in scene.truth if e.type == "play"]
+
+
+def test_law_50_a_penalty_card_played_from_the_table_is_a_play():
+    """A card exposed on the table (a penalty card, Law 50) must be played at the first legal
+    opportunity; when its holder moves it into the trick, that is a play of it, not the same
+    exposed card seen again somewhere else - even while the camera still sees its old place as
+    taken (here: that place frozen until after the play, as under the player's arm).  Deal 20:
+    East's jack of spades is exposed, then played to the first trick."""
+    import numpy as np
+
+    from tablecam.sim.video import plan_scene
+
+    opt = SimOptions(fps=15, seed=20, max_tricks=2, hand_passes=False, plane_ppm=1.25, lighting=False)
+    scene = plan_scene(random_deal_log(20, tricks=2, exposes=1), opt)
+    exposed = next(e for e in scene.truth if e.type == "expose")
+    played = next(e for e in scene.truth if e.type == "play" and e.get("card") == exposed.get("card"))
+    pipe = CameraPipeline(CameraConfig.load(), classify=_classifier())
+    frozen: dict = {}
+
+    def arm(i: int, img: np.ndarray) -> np.ndarray:
+        mine = next((p for p in pipe.tracker.placed if p.info.get("kind") == "expose"), None)
+        if mine is not None and "px" not in frozen:
+            q = pipe.cal.table_to_image(mine.quad_view / pipe.cfg.px_per_mm)
+            x1, y1 = np.floor(q.min(0)).astype(int) - 4
+            x2, y2 = np.ceil(q.max(0)).astype(int) + 4
+            frozen.update(px=(x1, y1, x2, y2), patch=img[y1:y2, x1:x2].copy())
+        if "px" in frozen and i / opt.fps < played.ts + 1.5:
+            x1, y1, x2, y2 = frozen["px"]
+            img = img.copy()
+            img[y1:y2, x1:x2] = frozen["patch"]
+        return img
+
+    out = [e.to_dict() for e in pipe.run(_frames_with(scene, opt, arm))]
+    assert "px" in frozen
+    want = [_key(e.to_dict()) for e in scene.truth if e.type in ("play", "expose")]
+    assert [_key(e) for e in out if e["type"] in ("play", "expose")] == want

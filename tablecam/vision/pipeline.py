@@ -628,20 +628,20 @@ class CameraPipeline:
         placed = self.tracker.place(rest, {"kind": kind, "card": str(card), "seat": str(seat)}, quad)
         old = self._on_table(str(card), placed) if "uncertain" not in common else None
         if old is not None:
-            # the same card seen again in a new place (slid, or seen twice): one card, one event
+            # the same card seen again in a new place (slid, or seen twice): one card, one event -
+            # but an exposed card (a penalty card, a card faced) moved to the trick is played
             self.tracker.forget(old)
-            for p in self.trick:
-                if p["id"] == old.id:
-                    p["id"], p["gone"] = placed.id, False
-            return out
+            for p in (p for p in self.trick if p["id"] == old.id):
+                p["id"], p["gone"] = placed.id, False
+            if kind != "play" or old.info.get("kind") != "expose":
+                return out
         if kind == "expose":
             if str(card) in self.exposed:
                 return out
             self.exposed.add(str(card))
             out.append(self._event("expose", frame, seat=seat, card=card, **common))
             return out
-        # a card to the trick
-        mine = next((p for p in self.trick if p["seat"] == seat), None)
+        mine = next((p for p in self.trick if p["seat"] == seat), None)   # a card to the trick
         if mine is not None and mine["card"] == card:
             mine["id"], mine["gone"] = placed.id, False         # the same card, moved: no new event
             return out
