@@ -289,6 +289,32 @@ def _frames_with(scene, opt, edit):
         yield Frame(i, round(i / opt.fps, 4), edit(i, r.frame(i)))
 
 
+def _frozen(pipe, fps: float, pick, since: float, until: float):
+    """An edit for :func:`_frames_with`: the card ``pick(placed)`` picks among the cards placed,
+    frozen in view as it looked at ``since`` (seconds) until ``until`` (under an arm, or a
+    gathered pile that the camera takes for the card still lying there).  Returns the edit and
+    a dict that holds ``px`` once the card was frozen."""
+    import numpy as np
+
+    frozen: dict = {}
+
+    def edit(i: int, img: np.ndarray) -> np.ndarray:
+        t = i / fps
+        mine = next((p for p in pipe.tracker.placed if pick(p)), None)
+        if mine is not None and "px" not in frozen and t > since:
+            q = pipe.cal.table_to_image(mine.quad_view / pipe.cfg.px_per_mm)
+            x1, y1 = np.floor(q.min(0)).astype(int) - 4
+            x2, y2 = np.ceil(q.max(0)).astype(int) + 4
+            frozen.update(px=(x1, y1, x2, y2), patch=img[y1:y2, x1:x2].copy())
+        if "px" in frozen and t < until:
+            x1, y1, x2, y2 = frozen["px"]
+            img = img.copy()
+            img[y1:y2, x1:x2] = frozen["patch"]
+        return img
+
+    return edit, frozen
+
+
 def test_an_arm_resting_on_an_exposed_card_makes_no_second_expose():
     """A still arm over an exposed card looks like the card is gone; the card seen again after
     is the same card, still exposed: one card, one event."""
@@ -322,8 +348,6 @@ def test_an_arm_resting_on_an_exposed_card_makes_no_second_expose():
 def test_a_full_trick_whose_turn_was_not_seen_is_never_retracted():
     """A trick's card whose leaving the camera misses (here: frozen in place, as under a gathered
     pile) leaves the trick full: the next card of the seat that led is the next trick, no retract."""
-    import numpy as np
-
     from tablecam.sim.video import plan_scene
 
     opt = SimOptions(fps=15, seed=7, max_tricks=2, hand_passes=False, plane_ppm=1.25, lighting=False)
@@ -332,23 +356,9 @@ def test_a_full_trick_whose_turn_was_not_seen_is_never_retracted():
     held = next(e for e in plays[:4] if e.get("seat") != plays[4].get("seat"))      # not the next leader's
     again = next(e for e in plays[4:8] if e.get("seat") == held.get("seat"))
     pipe = CameraPipeline(CameraConfig.load(), classify=_classifier())
-    frozen: dict = {}
-
-    def freeze(i: int, img: np.ndarray) -> np.ndarray:
-        # that card stays in view, frozen, from after the trick until just before its seat plays again
-        t = i / opt.fps
-        mine = next((p for p in pipe.tracker.placed if p.info.get("card") == str(held.get("card"))), None)
-        if mine is not None and "px" not in frozen and t > plays[3].ts + 0.5:
-            q = pipe.cal.table_to_image(mine.quad_view / pipe.cfg.px_per_mm)
-            x1, y1 = np.floor(q.min(0)).astype(int) - 4
-            x2, y2 = np.ceil(q.max(0)).astype(int) + 4
-            frozen.update(px=(x1, y1, x2, y2), patch=img[y1:y2, x1:x2].copy())
-        if "px" in frozen and t < again.ts - 1.5:
-            x1, y1, x2, y2 = frozen["px"]
-            img = img.copy()
-            img[y1:y2, x1:x2] = frozen["patch"]
-        return img
-
+    # that card stays in view, frozen, from after the trick until just before its seat plays again
+    freeze, frozen = _frozen(pipe, opt.fps, lambda p: p.info.get("card") == str(held.get("card")),
+                             plays[3].ts + 0.5, again.ts - 1.5)
     out = [e.to_dict() for e in pipe.run(_frames_with(scene, opt, freeze))]
     assert "px" in frozen
     assert not [e for e in out if e["type"] == "retract"]
@@ -361,8 +371,6 @@ def test_law_50_a_penalty_card_played_from_the_table_is_a_play():
     exposed card seen again somewhere else - even while the camera still sees its old place as
     taken (here: that place frozen until after the play, as under the player's arm).  Deal 20:
     East's jack of spades is exposed, then played to the first trick."""
-    import numpy as np
-
     from tablecam.sim.video import plan_scene
 
     opt = SimOptions(fps=15, seed=20, max_tricks=2, hand_passes=False, plane_ppm=1.25, lighting=False)
@@ -370,21 +378,7 @@ def test_law_50_a_penalty_card_played_from_the_table_is_a_play():
     exposed = next(e for e in scene.truth if e.type == "expose")
     played = next(e for e in scene.truth if e.type == "play" and e.get("card") == exposed.get("card"))
     pipe = CameraPipeline(CameraConfig.load(), classify=_classifier())
-    frozen: dict = {}
-
-    def arm(i: int, img: np.ndarray) -> np.ndarray:
-        mine = next((p for p in pipe.tracker.placed if p.info.get("kind") == "expose"), None)
-        if mine is not None and "px" not in frozen:
-            q = pipe.cal.table_to_image(mine.quad_view / pipe.cfg.px_per_mm)
-            x1, y1 = np.floor(q.min(0)).astype(int) - 4
-            x2, y2 = np.ceil(q.max(0)).astype(int) + 4
-            frozen.update(px=(x1, y1, x2, y2), patch=img[y1:y2, x1:x2].copy())
-        if "px" in frozen and i / opt.fps < played.ts + 1.5:
-            x1, y1, x2, y2 = frozen["px"]
-            img = img.copy()
-            img[y1:y2, x1:x2] = frozen["patch"]
-        return img
-
+    arm, frozen = _frozen(pipe, opt.fps, lambda p: p.info.get("kind") == "expose", 0.0, played.ts + 1.5)
     out = [e.to_dict() for e in pipe.run(_frames_with(scene, opt, arm))]
     assert "px" in frozen
     want = [_key(e.to_dict()) for e in scene.truth if e.type in ("play", "expose")]
