@@ -62,23 +62,29 @@ class WholeCardReader:
 
     def __init__(self, path: str | Path = MODEL, threads: int = 1):
         self.path, self.threads = Path(path), threads
-        self._session = None
+        self._session = self._input = None
         meta = self.path.with_suffix(".json")
         self.classes: list[str] = json.loads(meta.read_text()).get("classes", CLASSES) if meta.exists() else CLASSES
 
     def probs(self, card_bgr: np.ndarray) -> dict[str, float]:
         if self._session is None:
             self._session = onnx_session(self.path, self.threads)
+            self._input = self._session.get_inputs()[0].name
         v = view(card_bgr)
         x = np.stack([v, v[:, ::-1, ::-1]]).astype(np.float32) / 255.0
-        name = self._session.get_inputs()[0].name
-        p = _softmax(self._session.run(None, {name: np.ascontiguousarray(x)})[0]).mean(0)
+        p = _softmax(self._session.run(None, {self._input: np.ascontiguousarray(x)})[0]).mean(0)
         return {c: float(v) for c, v in zip(self.classes, p)}
 
 
 def default_reader() -> WholeCardReader | None:
     """The shipped reader, or None where its model is not installed."""
     return WholeCardReader(MODEL) if MODEL.exists() else None
+
+
+def _best(whole: dict[str, float]) -> tuple[str, float]:
+    """The whole face's likeliest card and its probability."""
+    top = max(whole, key=whole.__getitem__)
+    return top, whole[top]
 
 
 def multiplied(corner: dict[str, float], whole: dict[str, float]) -> dict[str, float] | None:
@@ -115,8 +121,7 @@ def agreeing(p: np.ndarray, classes: list[str], whole: dict[str, float]) -> np.n
     >>> agreeing(np.array([0.45, 0.35, 0.2]), ["CQ", "C6", "none"], {"CQ": 0.1, "C6": 0.7}) is None
     True
     """
-    i = int(np.argmax(p))
-    if not whole or max(whole, key=whole.__getitem__) != classes[i]:
+    if not whole or _best(whole)[0] != classes[int(np.argmax(p))]:
         return None
     out = multiplied(dict(zip(classes, map(float, p))), whole)
     return None if out is None else np.array([out[c] for c in classes], np.float32)
@@ -178,8 +183,8 @@ def agreed(r: Reading, whole: dict[str, float] | None, least: float = NAMES_FROM
     """
     if not whole:
         return False
-    top = max(whole, key=whole.__getitem__)
-    return top == r.card and whole[top] >= least
+    top, p = _best(whole)
+    return top == r.card and p >= least
 
 
 def named_by_whole(r: Reading, whole: dict[str, float] | None, least: float = NAMES_FROM) -> Reading | None:
@@ -204,8 +209,8 @@ def named_by_whole(r: Reading, whole: dict[str, float] | None, least: float = NA
     """
     if not whole:
         return None
-    top = max(whole, key=whole.__getitem__)
-    if whole[top] < least or top == "JK":
+    top, p = _best(whole)
+    if p < least or top == "JK":
         return None
     if r.witness == "whole card":
         return r
