@@ -28,6 +28,26 @@ def test_the_print_colour_of_a_card_seen_at_480p(deck, colours):
             assert ink_colour(_seen_at(suit + rank, 0.7, deck)) == colour, (deck, suit + rank)
 
 
+def _washed_out(card: str, px_per_mm: float, glare: float, deck: str = TWO_COLOUR) -> np.ndarray:
+    """``card`` under a glossy top's reflection: its print lifted ``glare`` of the way to white, then
+    seen small and a little blurred, as a 480p camera sees it."""
+    import cv2
+
+    from tablecam.sim.video import FaceBank
+
+    face = FaceBank(deck, (250, 350)).get(card).astype(np.float32)
+    face = (face + (255 - face) * glare).clip(0, 255).astype(np.uint8)
+    small = cv2.resize(face, (int(63 * px_per_mm), int(88 * px_per_mm)), interpolation=cv2.INTER_AREA)
+    return cv2.resize(cv2.GaussianBlur(small, (0, 0), 0.6), (250, 350), interpolation=cv2.INTER_CUBIC)
+
+
+def test_the_few_pips_of_a_washed_out_low_card_still_show_their_colour():
+    """A glossy top at 480p left a two of spades two dots of grey (0.9 % of the card's middle) and
+    it went out as the two of diamonds: half a per cent of ink is enough to tell black from red."""
+    for card, colour in (("S2", "black"), ("S3", "black"), ("C2", "black"), ("D3", "red"), ("H2", "red")):
+        assert ink_colour(_washed_out(card, 0.5, 0.6)) == colour, card
+
+
 def test_a_court_card_is_told_by_its_index_corners_not_its_picture():
     assert ink_colour(_seen_at("HK", 0.9, TWO_COLOUR), court=True) in ("red", None)
     assert ink_colour(_seen_at("SK", 0.9, TWO_COLOUR), court=True) in ("black", None)
