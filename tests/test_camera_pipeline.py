@@ -383,3 +383,38 @@ def test_law_50_a_penalty_card_played_from_the_table_is_a_play():
     assert "px" in frozen
     want = [_key(e.to_dict()) for e in scene.truth if e.type in ("play", "expose")]
     assert [_key(e) for e in out if e["type"] in ("play", "expose")] == want
+
+
+def test_a_trick_gathered_with_a_card_never_seen_takes_no_card_back():
+    """Whist, tricks laid in the centre and gathered. A card of the first trick is never read (here:
+    its read is paper), so the camera sees a trick of three leave the table. That trick was gathered:
+    the next trick's cards start a trick of their own - none joins the old one, and no card of the
+    old one is taken back (a retract the rules engine would act on) when its seat plays again."""
+    import numpy as np
+
+    from tablecam.sim.video import plan_scene
+    from tablecam.vision.readers import Reading
+
+    opt = SimOptions(fps=15, seed=3, max_tricks=2, layout="centre", hand_passes=False, plane_ppm=1.25,
+                     lighting=False)
+    scene = plan_scene(random_deal_log(3, tricks=3, game="whist"), opt)
+    plays = [e for e in scene.truth if e.type == "play"]
+    unseen = plays[1]                                  # the second card of the first trick
+    pipe = CameraPipeline(CameraConfig.load(), game="whist", classify=_classifier())
+    read = pipe.read
+
+    def blind(img, rest):
+        r, quad, crop = read(img, rest)
+        if r.card == str(unseen.get("card")):
+            p = np.zeros(len(r.classes or [])) if r.classes else None
+            if p is not None:
+                p[list(r.classes).index("none")] = 1.0
+            return Reading("none", 1.0, p, r.classes), quad, crop
+        return r, quad, crop
+
+    pipe.read = blind
+    out = [e.to_dict() for e in pipe.run(_frames_with(scene, opt, lambda i, img: img))]
+    want = [_key(e.to_dict()) for e in plays if e is not unseen]
+    assert not [e for e in out if e["type"] == "retract"]
+    assert [_key(e) for e in out if e["type"] == "play"] == want
+    assert len(pipe.trick) <= 4 and all(p["card"] in [e.get("card") for e in plays[4:]] for p in pipe.trick)

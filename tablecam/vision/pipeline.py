@@ -55,7 +55,7 @@ from .camera import Frame
 from .fusion import HandBook, probs_dict
 from .ink_colour import PackColours, coloured
 from .whole_card import agreed, default_reader, named_by_whole, whole_of, with_whole_card
-from .tracker import Gone, Placed, Rest, StabilityTracker, order_quad
+from .tracker import Gone, Placed, Rest, StabilityTracker, box_iou, order_quad
 from .readers import (Classifier, Localise, Reading, SecondOpinion, _as_reading, default_classifier,
                       default_localiser, default_second_opinion, localiser_input, second_reading)
 from .zones import CameraConfig, Zone, trick_seat
@@ -528,8 +528,6 @@ class CameraPipeline:
 
     def _overlaps(self, placed_id: Any, new: Placed) -> bool:
         """The card placed as ``placed_id`` lies under most of ``new`` (boxes overlapping by half)."""
-        from .tracker import box_iou
-
         old = next((p for p in self.tracker.placed if p.id == placed_id), None)
         return old is not None and box_iou(old.box, new.box) >= 0.5
 
@@ -541,7 +539,7 @@ class CameraPipeline:
     def _on_rest(self, rest: Rest, frame: Frame) -> list[Event | Finding]:
         q_mm = rest.quad_view / self.cfg.px_per_mm
         cx, cy = (float(v) for v in q_mm.mean(0))
-        zone = self.cfg.zone_at(cx, cy, self.game)
+        zone = self.cfg.zone_of(q_mm, self.game)         # a card flicked half past the trick zone's edge too
         bidding = self.bidding.zone_at(cx, cy) or self.bidding.zone_over(q_mm)
         if bidding is not None and zone is None:
             zone = bidding
@@ -645,16 +643,18 @@ class CameraPipeline:
         if mine is not None and mine["card"] == card:
             mine["id"], mine["gone"] = placed.id, False         # the same card, moved: no new event
             return out
-        if mine is not None and not mine["gone"] and "uncertain" in common and self._overlaps(mine["id"], placed):
-            # an unsure read where this seat's card to the trick still lies (a card settling on a
-            # glossy pile, read twice): that card again - a seat plays one card to a trick
+        full = len(self.trick) >= self.cfg.cards_per_trick
+        if mine is not None and not mine["gone"] and "uncertain" in common and self._overlaps(mine["id"], placed) \
+                and (not full or mine is self.trick[-1]):
+            # an unsure read where this seat's card to the trick still lies (a card settling on a glossy pile,
+            # read twice): that card again. A full trick's earlier card was not: the next trick has begun
             self.tracker.forget(placed)
             return out
-        if len(self.trick) >= self.cfg.cards_per_trick and all(p["gone"] for p in self.trick):
+        if full and all(p["gone"] for p in self.trick):
             out += self._turned(frame)
-        elif len(self.trick) >= self.cfg.cards_per_trick:
-            # a new trick began without the turn being seen (a trick gathered into a pile that still
-            # covers a card's place): a full trick is never taken back, so this is no retract
+        elif full or (len(self.trick) > 1 and all(p["gone"] for p in self.trick)):
+            # a new trick began without the turn being seen (a trick gathered into a pile that still covers a
+            # card's place, or gathered with a card never seen): no card of it is taken back (no retract)
             self.trick.clear()
         elif mine is not None and mine["gone"]:
             out.append(self._event("retract", frame, seat=seat, card=mine["card"], conf=common["conf"]))

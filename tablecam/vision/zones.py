@@ -241,3 +241,21 @@ class CameraConfig:
         if not hits:
             return None
         return min(hits, key=lambda z: ZONE_KINDS.index(z.kind))
+
+    def zone_of(self, quad_mm: Any, game: str) -> Zone | None:
+        """The zone of a card whose outline (table mm, four corners) is ``quad_mm``: its centre's zone;
+        else the trick or play zone holding two or more of its corners.  A card flicked to the trick
+        stops where it stops: half of it past the drawn edge of the trick zone is still played.
+
+        >>> cfg = CameraConfig.load(None)
+        >>> past = [(280, 420), (343, 420), (343, 508), (280, 508)]     # centre 464 mm: past the edge
+        >>> cfg.zone_at(311, 464, "whist"), cfg.zone_of(past, "whist").name
+        (None, 'trick')
+        """
+        q = [(float(x), float(y)) for x, y in quad_mm]
+        here = self.zone_at(sum(x for x, _ in q) / len(q), sum(y for _, y in q) / len(q), game)
+        if here is not None:
+            return here
+        reached = [(sum(z.contains(x, y) for x, y in q), z) for z in self.zones_for(game) if z.kind in ("trick", "play")]
+        n, zone = max(reached, key=lambda t: t[0], default=(0, None))
+        return zone if n >= 2 else None
