@@ -418,3 +418,63 @@ def test_a_trick_gathered_with_a_card_never_seen_takes_no_card_back():
     assert not [e for e in out if e["type"] == "retract"]
     assert [_key(e) for e in out if e["type"] == "play"] == want
     assert len(pipe.trick) <= 4 and all(p["card"] in [e.get("card") for e in plays[4:]] for p in pipe.trick)
+
+
+def _rest_at(pipe, x_mm: float, y_mm: float, ts: float):
+    """A card come to rest centred at (x, y) mm on the table, as the tracker reports it."""
+    import numpy as np
+
+    from tablecam.vision.tracker import Rest, quad_box
+
+    q = np.array([[x_mm - 31.5, y_mm - 44], [x_mm + 31.5, y_mm - 44], [x_mm + 31.5, y_mm + 44],
+                  [x_mm - 31.5, y_mm + 44]]) * pipe.cfg.px_per_mm
+    return Rest(q, [q], quad_box(q), 0.9, ts, int(ts * 25), True)
+
+
+def _unsure_whist(cards: list[str]):
+    """A whist pipeline at 480p (no read sure) whose rests read as ``cards``, in turn, at 0.6."""
+    import numpy as np
+
+    from tablecam.vision.readers import Reading
+
+    pipe = CameraPipeline(CameraConfig.load(), game="whist", classify=lambda crop: Reading("none", 1.0))
+    pipe.px_per_mm_at = lambda quad: 0.55
+    classes, reads = sorted(set(cards)) + ["none"], iter(cards)
+
+    def read(img, rest):
+        card = next(reads)
+        p = np.array([0.6 if c == card else 0.4 if c == "none" else 0.0 for c in classes])
+        return Reading(card, 0.6, p, classes), rest.quad_view, np.full((350, 250, 3), 235, np.uint8)
+
+    pipe.read = read
+    return pipe
+
+
+def _rested(pipe, places: list[tuple[float, float]]) -> list[tuple]:
+    """The plays the pipeline makes of cards come to rest at ``places`` (mm), one a second."""
+    import numpy as np
+
+    from tablecam.vision.camera import Frame
+
+    img, out = np.zeros((480, 854, 3), np.uint8), []
+    for k, (x, y) in enumerate(places):
+        ts = 1.0 + k
+        out += [e.to_dict() for e in pipe._on_rest(_rest_at(pipe, x, y, ts), Frame(int(ts * 25), ts, img))]
+    return [(e["type"], e["seat"], e["card"]) for e in out]
+
+
+def test_a_full_tricks_earlier_card_is_not_the_next_trick_settling():
+    """Whist at 480p, every read unsure. After a full trick whose gathering the camera has not yet
+    seen, South's next card lands where South's card to that trick still lies: it is South's play
+    to the next trick, not South's old card settling. The trick's last card read again where it
+    lies is still that card settling: no second play."""
+    pipe = _unsure_whist(["H9", "H6", "H8", "H4", "D4", "C5"])
+    places = [(380, 300), (300, 380), (220, 300), (300, 220), (302, 222), (301, 381)]   # E S W N, N again, S
+    assert _rested(pipe, places) == [
+        ("play", "E", "H9"), ("play", "S", "H6"), ("play", "W", "H8"), ("play", "N", "H4"), ("play", "S", "C5")]
+
+
+def test_a_card_flicked_half_past_the_trick_zone_is_played():
+    """The trick zone's drawn edge is 450 mm down; South's card stops centred at 464 mm, two of its
+    corners inside. Nothing lies beyond it but the edge strip: it is South's play."""
+    assert _rested(_unsure_whist(["SA"]), [(311, 464)]) == [("play", "S", "SA")]
