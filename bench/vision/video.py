@@ -29,6 +29,8 @@ at a table).  Scored against the video's ``.truth.jsonl``:
   whose card is not the truth's (matched by seat and time to a truth event
   of another card, or matching nothing at all), as a share of the camera's
   confident card events;
+* **retracts**: the camera's ``retract`` events against the truth's (the
+  videos have none: each is a played card the rules engine would take back);
 * **delay**: camera event ``ts`` minus the truth's rest time (video seconds;
   the pipeline's own processing time per frame is not in it);
 * **frames per second**: frames / seconds of ``tablecam camera``'s frame
@@ -243,11 +245,14 @@ def score(truth: list[dict[str, Any]], got: list[dict[str, Any]]) -> dict[str, A
     wrong = [k for k in confident if k not in hit_of]
     turned_want = sum(1 for e in truth if e.get("type") == "trick_turned")
     turned_got = sum(1 for e in got if e.get("type") == "trick_turned")
+    retracts_want = sum(1 for e in truth if e.get("type") == "retract")
+    retracts_got = sum(1 for e in got if e.get("type") == "retract")    # each a played card taken back
     calls_want = sum(1 for e in truth if e.get("type") == "call" and e.get("ts"))
     calls_got = [e.get("call") for e in got if e.get("type") == "call"]
     return {"truth": len(want), "matched": len(used), "camera": len(have), "confident": len(confident),
             "confident_wrong": len(wrong), "uncertain": len(have) - len(confident), "delays": delays,
-            "tricks_turned_truth": turned_want, "tricks_turned_camera": turned_got, "calls_truth": calls_want,
+            "tricks_turned_truth": turned_want, "tricks_turned_camera": turned_got,
+            "retracts_truth": retracts_want, "retracts_camera": retracts_got, "calls_truth": calls_want,
             "calls_camera": calls_got}
 
 
@@ -268,6 +273,8 @@ def summarise(rows: list[dict[str, Any]]) -> dict[str, Any]:
     loop_s = sum(r["frames"] / r["pipeline_fps"] for r in timed)
     return {"videos": len(rows), "card_events": t, "recall": _ratio(m, t), "precision": _ratio(m, c),
             "camera_events": c, "confident_wrong": wrong, "confident_wrong_rate": _ratio(wrong, conf),
+            "retracts": {"truth": sum(r.get("retracts_truth", 0) for r in rows),
+                         "camera": sum(r.get("retracts_camera", 0) for r in rows)},
             "delay_s": {"median": round(statistics.median(delays), 3) if delays else None,
                         "p95": round(sorted(delays)[int(0.95 * (len(delays) - 1))], 3) if delays else None,
                         "max": max(delays) if delays else None},
