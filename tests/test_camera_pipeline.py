@@ -406,9 +406,7 @@ def test_a_trick_gathered_with_a_card_never_seen_takes_no_card_back():
     def blind(img, rest):
         r, quad, crop = read(img, rest)
         if r.card == str(unseen.get("card")):
-            p = np.zeros(len(r.classes or [])) if r.classes else None
-            if p is not None:
-                p[list(r.classes).index("none")] = 1.0
+            p = np.array([float(c == "none") for c in r.classes])
             return Reading("none", 1.0, p, r.classes), quad, crop
         return r, quad, crop
 

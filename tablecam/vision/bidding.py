@@ -28,7 +28,7 @@ from ..cards import Seat
 from .bidcards import (CALLS, CARD_MM, MIDDLE_FROM_TOP_MM, MIDDLE_CORE_MM, MIDDLE_SCALE, STRIP_MM, STRIP_PX,
                        BidCardReader, BidRead, as_strip, middle_px)
 from .call_prior import shipped as call_prior
-from .zones import CameraConfig, Zone
+from .zones import CameraConfig, Zone, most_corners
 
 UP = {Seat.N: (0.0, 1.0), Seat.S: (0.0, -1.0), Seat.E: (-1.0, 0.0), Seat.W: (1.0, 0.0)}
 """For each caller, the direction (table mm) from his seat towards the centre: the top of his bid cards."""
@@ -622,9 +622,7 @@ class BiddingWatcher:
         here = self.zone_at(*q.mean(0))
         if here is not None:
             return here
-        inside = [(sum(w.zone.contains(*p) for p in q), i) for i, w in enumerate(self.watches)]
-        n, i = max(inside, default=(0, 0))
-        return self.watches[i].zone if n else None
+        return most_corners((w.zone for w in self.watches), q)[1]
 
     def bid_card_at(self, zone: Zone, quad_mm: np.ndarray, img: np.ndarray, cut: Cut,
                     wide: bool = False) -> BidRead | None:

@@ -643,16 +643,16 @@ class CameraPipeline:
         if mine is not None and mine["card"] == card:
             mine["id"], mine["gone"] = placed.id, False         # the same card, moved: no new event
             return out
-        full = len(self.trick) >= self.cfg.cards_per_trick
+        full, gone = len(self.trick) >= self.cfg.cards_per_trick, all(p["gone"] for p in self.trick)
         if mine is not None and not mine["gone"] and "uncertain" in common and self._overlaps(mine["id"], placed) \
                 and (not full or mine is self.trick[-1]):
             # an unsure read where this seat's card to the trick still lies (a card settling on a glossy pile,
             # read twice): that card again. A full trick's earlier card was not: the next trick has begun
             self.tracker.forget(placed)
             return out
-        if full and all(p["gone"] for p in self.trick):
+        if full and gone:
             out += self._turned(frame)
-        elif full or (len(self.trick) > 1 and all(p["gone"] for p in self.trick)):
+        elif full or (len(self.trick) > 1 and gone):
             # a new trick began without the turn being seen (a trick gathered into a pile that still covers a
             # card's place, or gathered with a card never seen): no card of it is taken back (no retract)
             self.trick.clear()

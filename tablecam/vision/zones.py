@@ -29,7 +29,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Iterable, Literal
 
 from pydantic import ConfigDict, Field, field_validator, model_validator
 
@@ -73,6 +73,22 @@ def trick_seat(x: float, y: float, zone: Zone) -> Seat:
     if abs(dy) >= abs(dx):
         return Seat.N if dy < 0 else Seat.S
     return Seat.W if dx < 0 else Seat.E
+
+
+def most_corners(zones: Iterable[Zone], quad_mm: Any) -> tuple[int, Zone | None]:
+    """Of ``zones``, the one holding most of an outline's corners (table mm; the last on a tie), and
+    how many it holds: where a card lies whose centre is in none of them.
+
+    >>> a, b = Zone("a", "trick", (0, 0, 100, 100)), Zone("b", "trick", (100, 0, 100, 100))
+    >>> n, z = most_corners([a, b], [(60, 10), (150, 10), (150, 90), (60, 90)]); n, z.name
+    (2, 'b')
+    """
+    best: tuple[int, Zone | None] = (0, None)
+    for z in zones:
+        n = sum(z.contains(float(x), float(y)) for x, y in quad_mm)
+        if n and n >= best[0]:
+            best = (n, z)
+    return best
 
 
 # -- the file, section by section ------------------------------------------------------------
@@ -256,6 +272,5 @@ class CameraConfig:
         here = self.zone_at(sum(x for x, _ in q) / len(q), sum(y for _, y in q) / len(q), game)
         if here is not None:
             return here
-        reached = [(sum(z.contains(x, y) for x, y in q), z) for z in self.zones_for(game) if z.kind in ("trick", "play")]
-        n, zone = max(reached, key=lambda t: t[0], default=(0, None))
+        n, zone = most_corners((z for z in self.zones_for(game) if z.kind in ("trick", "play")), q)
         return zone if n >= 2 else None
