@@ -476,3 +476,34 @@ def test_a_card_flicked_half_past_the_trick_zone_is_played():
     """The trick zone's drawn edge is 450 mm down; South's card stops centred at 464 mm, two of its
     corners inside. Nothing lies beyond it but the edge strip: it is South's play."""
     assert _rested(_unsure_whist(["SA"]), [(311, 464)]) == [("play", "S", "SA")]
+
+
+def test_an_outline_across_half_a_card_does_not_outread_the_card_itself():
+    """At 0.7 px/mm a rectangle fitted across half a card reads some face at 0.3 as readily as the
+    card's own outline does (a full-length 480p render: the king of hearts, upside down, read as
+    the joker through its lower half, turned and squeezed).  Unsure, the outline the card's size
+    wins; a sure read through another outline still does."""
+    import numpy as np
+
+    from tablecam.vision.calibrate import Calibration
+    from tablecam.vision.readers import Reading
+    from tablecam.vision.tracker import Rest, quad_box
+
+    cfg = CameraConfig.load()
+    cal = Calibration.from_points([[0, 0], [600, 0], [600, 600], [0, 600]], cfg.geometry)
+    frame = np.full((600, 600, 3), 40, np.uint8)
+    ppm = cfg.px_per_mm
+    card = np.array([[267.1, 127.2], [332.3, 118.2], [344.7, 208.2], [279.5, 217.1]]) * ppm
+    half = np.array([[336.3, 157.1], [344.0, 206.0], [275.8, 216.8], [268.0, 167.9]]) * ppm
+    rest = Rest(card, [card, half], quad_box(card), 0.9, 21.8, 545, True)
+
+    def reads(*cards):
+        it = iter(cards)
+        return lambda crop: Reading(*next(it))
+
+    pipe = CameraPipeline(cfg, calibration=cal, classify=reads(("DK", 0.26), ("JK", 0.3)))
+    r, quad, _ = pipe.read(frame, rest)
+    assert (r.card, quad is card) == ("DK", True)
+    pipe = CameraPipeline(cfg, calibration=cal, classify=reads(("DK", 0.26), ("HK", 0.9)))
+    r, quad, _ = pipe.read(frame, rest)
+    assert (r.card, quad is half) == ("HK", True)

@@ -57,7 +57,8 @@ from .ink_colour import PackColours, coloured
 from .whole_card import agreed, default_reader, named_by_whole, whole_of, with_whole_card
 from .tracker import Gone, Placed, Rest, StabilityTracker, box_iou, order_quad
 from .readers import (Classifier, Localise, Reading, SecondOpinion, _as_reading, default_classifier,
-                      default_localiser, default_second_opinion, localiser_input, second_reading)
+                      default_localiser, default_second_opinion, localiser_input, outline_rank, second_reading,
+                      true_to_size)
 from .zones import CameraConfig, Zone, trick_seat
 
 
@@ -349,7 +350,8 @@ class CameraPipeline:
 
         A face read beats ``back`` and ``none`` when it is sure (over
         ``uncertain_below``): an outline cut partly off the card reads as
-        ``none`` while the right one reads the card."""
+        ``none`` while the right one reads the card.  Of two unsure faces, the
+        outline the card's size wins (:func:`~tablecam.vision.readers.outline_rank`)."""
         reads: list[tuple[Reading, np.ndarray]] = []
         crops: list[np.ndarray] = []
         for q in rest.quads or [rest.quad_view]:
@@ -359,21 +361,11 @@ class CameraPipeline:
             if r.card not in ("back", "none") and r.conf >= 0.95:
                 break
 
-        def rank(rq: tuple[Reading, np.ndarray]) -> tuple[int, float]:
-            # A sure face, then a back read as surely as backs read, then a face over the floor,
-            # then the rest: an outline cut askew across a card reads as a back or as none
-            # while the true outline reads its face, if unsurely.
-            r = rq[0]
-            face = r.card not in ("back", "none")
-            if face and r.conf >= self.cfg.uncertain_below:
-                return (4, r.conf)
-            if r.card == "back" and r.conf >= SURE_BACK:
-                return (3, r.conf)
-            if face and r.conf >= self.cfg.min_conf:
-                return (2, r.conf)
-            return (1 if r.card == "back" else 0, r.conf)
+        def rank(k: int) -> tuple[int, int, float]:
+            sized = true_to_size(order_quad(reads[k][1] / self.cfg.px_per_mm), self.cfg.card_mm)
+            return outline_rank(reads[k][0], sized, self.cfg.uncertain_below, self.cfg.min_conf, SURE_BACK)
 
-        i = max(range(len(reads)), key=lambda k: rank(reads[k]))
+        i = max(range(len(reads)), key=rank)
         return self._with_pips(reads[i][0], reads, crops), reads[i][1], crops[i]
 
     def _with_pips(self, r: Reading, reads: list[tuple[Reading, np.ndarray]], crops: list[np.ndarray]) -> Reading:

@@ -166,3 +166,55 @@ def _as_reading(r: Any) -> Reading:
         return r
     card, conf, *rest = r
     return Reading(str(card), float(conf), rest[0] if rest else None)
+
+
+TRUE_TO_SIZE = 0.12
+"""An outline whose sides are within this share of the card's is the card's own; a fitted rectangle
+across half a card or over two is further off."""
+
+
+def true_to_size(quad_mm: np.ndarray, card_mm: tuple[float, float], tol: float = TRUE_TO_SIZE) -> bool:
+    """Whether the outline ``quad_mm`` (table millimetres, corners in order) is the card's size.
+
+    >>> true_to_size(np.array([[0, 0], [64, 0], [64, 89], [0, 89]]), (63, 88))
+    True
+    >>> true_to_size(np.array([[0, 0], [49, 0], [49, 69], [0, 69]]), (63, 88))   # half a card, turned
+    False
+    """
+    q = np.asarray(quad_mm, np.float64).reshape(4, 2)
+    short, long_ = sorted((float(np.linalg.norm(q[1] - q[0])), float(np.linalg.norm(q[2] - q[1]))))
+    cw, ch = sorted(card_mm)
+    return abs(short / cw - 1) <= tol and abs(long_ / ch - 1) <= tol
+
+
+def outline_rank(r: Reading, sized: bool, uncertain_below: float, min_conf: float,
+                 sure_back: float) -> tuple[int, int, float]:
+    """How good the read through one outline is, for the surest of a card's outlines.
+
+    A sure face first, then a back read as surely as backs read: an outline
+    cut askew across a card reads as a back or as nothing while the card's
+    own outline reads its face.  Then an unsure face over the floor, and of
+    two such, the one read through an outline the card's size: a rectangle
+    fitted across half a card at 0.7 px/mm reads some face at 0.3 as
+    readily as the card's own outline does, and its crop is the card turned
+    and squeezed (the whole face's read of it is no read at all).  Then a
+    back, then nothing.  (An unsure face still beats nothing read through
+    the card's size: a card still settling is cut short by its changed patch
+    and read right through it.)
+
+    >>> unsure, half = Reading("JK", 0.3), Reading("DK", 0.26)
+    >>> outline_rank(unsure, False, 0.8, 0.25, 0.9) < outline_rank(half, True, 0.8, 0.25, 0.9)
+    True
+    >>> outline_rank(Reading("HK", 0.9), False, 0.8, 0.25, 0.9) > outline_rank(half, True, 0.8, 0.25, 0.9)
+    True
+    >>> outline_rank(Reading("HT", 0.7), False, 0.8, 0.25, 0.9) > outline_rank(Reading("none", 0.7), True, 0.8, 0.25, 0.9)
+    True
+    """
+    face = r.card not in ("back", "none")
+    if face and r.conf >= uncertain_below:
+        return (4, 1, r.conf)
+    if r.card == "back" and r.conf >= sure_back:
+        return (3, 1, r.conf)
+    if face and r.conf >= min_conf:
+        return (2, int(sized), r.conf)
+    return (1 if r.card == "back" else 0, 1, r.conf)
