@@ -350,8 +350,8 @@ class CameraPipeline:
 
         A face read beats ``back`` and ``none`` when it is sure (over
         ``uncertain_below``): an outline cut partly off the card reads as
-        ``none`` while the right one reads the card.  Of two unsure faces, the
-        outline the card's size wins (:func:`~tablecam.vision.readers.outline_rank`)."""
+        ``none`` while the right one reads the card.  Unsure, the outline the
+        card's size wins (:func:`~tablecam.vision.readers.outline_rank`)."""
         reads: list[tuple[Reading, np.ndarray]] = []
         crops: list[np.ndarray] = []
         for q in rest.quads or [rest.quad_view]:
@@ -361,7 +361,7 @@ class CameraPipeline:
             if r.card not in ("back", "none") and r.conf >= 0.95:
                 break
 
-        def rank(k: int) -> tuple[int, int, float]:
+        def rank(k: int) -> tuple[int, int, int, float]:
             sized = true_to_size(order_quad(reads[k][1] / self.cfg.px_per_mm), self.cfg.card_mm)
             return outline_rank(reads[k][0], sized, self.cfg.uncertain_below, self.cfg.min_conf, SURE_BACK)
 

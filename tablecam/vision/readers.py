@@ -168,9 +168,10 @@ def _as_reading(r: Any) -> Reading:
     return Reading(str(card), float(conf), rest[0] if rest else None)
 
 
-TRUE_TO_SIZE = 0.12
-"""An outline whose sides are within this share of the card's is the card's own; a fitted rectangle
-across half a card or over two is further off."""
+TRUE_TO_SIZE = 0.08
+"""An outline whose sides are within this share of the card's is the card's own (the view's outlines
+are good to a millimetre or two); a rectangle fitted across half a card, or cut short by the changed
+patch of a card still settling, is further off."""
 
 
 def true_to_size(quad_mm: np.ndarray, card_mm: tuple[float, float], tol: float = TRUE_TO_SIZE) -> bool:
@@ -188,33 +189,29 @@ def true_to_size(quad_mm: np.ndarray, card_mm: tuple[float, float], tol: float =
 
 
 def outline_rank(r: Reading, sized: bool, uncertain_below: float, min_conf: float,
-                 sure_back: float) -> tuple[int, int, float]:
+                 sure_back: float) -> tuple[int, int, int, float]:
     """How good the read through one outline is, for the surest of a card's outlines.
 
     A sure face first, then a back read as surely as backs read: an outline
     cut askew across a card reads as a back or as nothing while the card's
-    own outline reads its face.  Then an unsure face over the floor, and of
-    two such, the one read through an outline the card's size: a rectangle
-    fitted across half a card at 0.7 px/mm reads some face at 0.3 as
-    readily as the card's own outline does, and its crop is the card turned
-    and squeezed (the whole face's read of it is no read at all).  Then a
-    back, then nothing.  (An unsure face still beats nothing read through
-    the card's size: a card still settling is cut short by its changed patch
-    and read right through it.)
+    own outline reads its face.  Below those, an outline the card's size
+    beats one that is not, whatever they read: a rectangle fitted across
+    half a card at 0.7 px/mm reads some face at 0.3 as readily as the whole
+    card does, and its crop is the card turned and squeezed (the whole
+    face's read of it is no read at all), while the card's own crop, read
+    as nothing by its corners, is still read by its whole face and looked at
+    again.  Then an unsure face over the floor, a back, nothing.
 
     >>> unsure, half = Reading("JK", 0.3), Reading("DK", 0.26)
     >>> outline_rank(unsure, False, 0.8, 0.25, 0.9) < outline_rank(half, True, 0.8, 0.25, 0.9)
     True
     >>> outline_rank(Reading("HK", 0.9), False, 0.8, 0.25, 0.9) > outline_rank(half, True, 0.8, 0.25, 0.9)
     True
-    >>> outline_rank(Reading("HT", 0.7), False, 0.8, 0.25, 0.9) > outline_rank(Reading("none", 0.7), True, 0.8, 0.25, 0.9)
-    True
     """
     face = r.card not in ("back", "none")
     if face and r.conf >= uncertain_below:
-        return (4, 1, r.conf)
+        return (2, 1, 4, r.conf)
     if r.card == "back" and r.conf >= sure_back:
-        return (3, 1, r.conf)
-    if face and r.conf >= min_conf:
-        return (2, int(sized), r.conf)
-    return (1 if r.card == "back" else 0, 1, r.conf)
+        return (1, 1, 3, r.conf)
+    tier = 2 if face and r.conf >= min_conf else 1 if r.card == "back" else 0
+    return (0, int(sized), tier, r.conf)
