@@ -501,9 +501,40 @@ def test_an_outline_across_half_a_card_does_not_outread_the_card_itself():
         it = iter(cards)
         return lambda crop: Reading(*next(it))
 
-    pipe = CameraPipeline(cfg, calibration=cal, classify=reads(("DK", 0.26), ("JK", 0.3)))
-    r, quad, _ = pipe.read(frame, rest)
+    def pipeline(*cards, px_per_mm=0.69):
+        pipe = CameraPipeline(cfg, calibration=cal, classify=reads(*cards))
+        pipe._whole = object()                                  # the whole face is read below 0.9 px/mm
+        pipe.px_per_mm_at = lambda quad: px_per_mm
+        return pipe
+
+    r, quad, _ = pipeline(("DK", 0.26), ("JK", 0.3)).read(frame, rest)
     assert (r.card, quad is card) == ("DK", True)
-    pipe = CameraPipeline(cfg, calibration=cal, classify=reads(("DK", 0.26), ("HK", 0.9)))
-    r, quad, _ = pipe.read(frame, rest)
+    r, quad, _ = pipeline(("DK", 0.26), ("HK", 0.9)).read(frame, rest)
     assert (r.card, quad is half) == ("HK", True)
+    # seen small, the card's own outline read as nothing still wins: its whole face reads it next
+    r, quad, _ = pipeline(("none", 0.97), ("JK", 0.3)).read(frame, rest)
+    assert (r.card, quad is card) == ("none", True)
+
+
+def test_a_card_still_settling_is_read_through_its_changed_patch_at_1080p():
+    """At 1080p a card's corners are all there is: the changed patch of a card still settling
+    (grown by a finger, 63x100 mm) read as the jack of diamonds at 0.63 beats nothing read
+    through the card's size (66x92 mm) - else the card makes no event."""
+    import numpy as np
+
+    from tablecam.vision.calibrate import Calibration
+    from tablecam.vision.readers import Reading
+    from tablecam.vision.tracker import Rest, quad_box
+
+    cfg = CameraConfig.load()
+    cal = Calibration.from_points([[0, 0], [600, 0], [600, 600], [0, 600]], cfg.geometry)
+    ppm = cfg.px_per_mm
+    grown = np.array([[401.5, 251], [464.5, 251], [464.5, 351], [401.5, 351]]) * ppm
+    card = np.array([[393, 256], [459, 256], [459, 348], [393, 348]]) * ppm
+    rest = Rest(grown, [grown, card], quad_box(grown), 0.72, 87.8, 2195, True)
+    it = iter([("DJ", 0.63), ("none", 0.97)])
+    pipe = CameraPipeline(cfg, calibration=cal, classify=lambda crop: Reading(*next(it)))
+    pipe._whole = object()
+    pipe.px_per_mm_at = lambda quad: 1.6
+    r, quad, _ = pipe.read(np.full((600, 600, 3), 200, np.uint8), rest)
+    assert (r.card, quad is grown) == ("DJ", True)

@@ -54,7 +54,7 @@ from .calibrate import Calibration, Lens, lens_if_bent
 from .camera import Frame
 from .fusion import HandBook, probs_dict
 from .ink_colour import PackColours, coloured
-from .whole_card import agreed, default_reader, named_by_whole, whole_of, with_whole_card
+from .whole_card import BELOW_PX_PER_MM, agreed, default_reader, named_by_whole, whole_of, with_whole_card
 from .tracker import Gone, Placed, Rest, StabilityTracker, box_iou, order_quad
 from .readers import (Classifier, Localise, Reading, SecondOpinion, _as_reading, default_classifier,
                       default_localiser, default_second_opinion, localiser_input, outline_rank, second_reading,
@@ -351,7 +351,8 @@ class CameraPipeline:
         A face read beats ``back`` and ``none`` when it is sure (over
         ``uncertain_below``): an outline cut partly off the card reads as
         ``none`` while the right one reads the card.  Unsure, the outline the
-        card's size wins (:func:`~tablecam.vision.readers.outline_rank`)."""
+        card's size wins among faces, and for a card seen small whatever it
+        reads (:func:`~tablecam.vision.readers.outline_rank`)."""
         reads: list[tuple[Reading, np.ndarray]] = []
         crops: list[np.ndarray] = []
         for q in rest.quads or [rest.quad_view]:
@@ -361,9 +362,11 @@ class CameraPipeline:
             if r.card not in ("back", "none") and r.conf >= 0.95:
                 break
 
+        small = self._whole is not None and self.px_per_mm_at(rest.quad_view) < BELOW_PX_PER_MM
+
         def rank(k: int) -> tuple[int, int, int, float]:
             sized = true_to_size(order_quad(reads[k][1] / self.cfg.px_per_mm), self.cfg.card_mm)
-            return outline_rank(reads[k][0], sized, self.cfg.uncertain_below, self.cfg.min_conf, SURE_BACK)
+            return outline_rank(reads[k][0], sized, small, self.cfg.uncertain_below, self.cfg.min_conf, SURE_BACK)
 
         i = max(range(len(reads)), key=rank)
         return self._with_pips(reads[i][0], reads, crops), reads[i][1], crops[i]

@@ -188,25 +188,36 @@ def true_to_size(quad_mm: np.ndarray, card_mm: tuple[float, float], tol: float =
     return abs(short / cw - 1) <= tol and abs(long_ / ch - 1) <= tol
 
 
-def outline_rank(r: Reading, sized: bool, uncertain_below: float, min_conf: float,
+def outline_rank(r: Reading, sized: bool, small: bool, uncertain_below: float, min_conf: float,
                  sure_back: float) -> tuple[int, int, int, float]:
     """How good the read through one outline is, for the surest of a card's outlines.
 
     A sure face first, then a back read as surely as backs read: an outline
     cut askew across a card reads as a back or as nothing while the card's
-    own outline reads its face.  Below those, an outline the card's size
-    beats one that is not, whatever they read: a rectangle fitted across
-    half a card at 0.7 px/mm reads some face at 0.3 as readily as the whole
-    card does, and its crop is the card turned and squeezed (the whole
-    face's read of it is no read at all), while the card's own crop, read
-    as nothing by its corners, is still read by its whole face and looked at
-    again.  Then an unsure face over the floor, a back, nothing.
+    own outline reads its face.  Then an unsure face over the floor, a back,
+    nothing; of two unsure faces, the one read through an outline the card's
+    size (``sized``): a rectangle fitted across half a card at 0.7 px/mm
+    reads some face at 0.3 as readily as the whole card does, and its crop
+    is the card turned and squeezed.
 
-    >>> unsure, half = Reading("JK", 0.3), Reading("DK", 0.26)
-    >>> outline_rank(unsure, False, 0.8, 0.25, 0.9) < outline_rank(half, True, 0.8, 0.25, 0.9)
+    A card seen ``small`` (where its whole face is read too) is read
+    through its own outline whatever its corners say: read as nothing there,
+    it is still read by its whole face and looked at again, while the whole
+    face cannot read a squeezed crop either.  Seen larger, its corners are
+    all there is, and an unsure face read through the changed patch of a
+    card still settling (its outline cut short or grown by a finger) beats
+    nothing read through the card's size.
+
+    >>> joker_half, king = Reading("JK", 0.3), Reading("DK", 0.26)
+    >>> outline_rank(joker_half, False, True, 0.8, 0.25, 0.9) < outline_rank(king, True, True, 0.8, 0.25, 0.9)
     True
-    >>> outline_rank(Reading("HK", 0.9), False, 0.8, 0.25, 0.9) > outline_rank(half, True, 0.8, 0.25, 0.9)
+    >>> outline_rank(Reading("HK", 0.9), False, True, 0.8, 0.25, 0.9) > outline_rank(king, True, True, 0.8, 0.25, 0.9)
     True
+    >>> settling, paper = Reading("DJ", 0.63), Reading("none", 0.97)
+    >>> outline_rank(settling, False, False, 0.8, 0.25, 0.9) > outline_rank(paper, True, False, 0.8, 0.25, 0.9)
+    True
+    >>> outline_rank(settling, False, True, 0.8, 0.25, 0.9) > outline_rank(paper, True, True, 0.8, 0.25, 0.9)
+    False
     """
     face = r.card not in ("back", "none")
     if face and r.conf >= uncertain_below:
@@ -214,4 +225,4 @@ def outline_rank(r: Reading, sized: bool, uncertain_below: float, min_conf: floa
     if r.card == "back" and r.conf >= sure_back:
         return (1, 1, 3, r.conf)
     tier = 2 if face and r.conf >= min_conf else 1 if r.card == "back" else 0
-    return (0, int(sized), tier, r.conf)
+    return (0, int(sized), tier, r.conf) if small else (0, tier, int(sized) if tier == 2 else 1, r.conf)
