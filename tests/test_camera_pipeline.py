@@ -478,11 +478,10 @@ def test_a_card_flicked_half_past_the_trick_zone_is_played():
     assert _rested(_unsure_whist(["SA"]), [(311, 464)]) == [("play", "S", "SA")]
 
 
-def test_an_outline_across_half_a_card_does_not_outread_the_card_itself():
-    """At 0.7 px/mm a rectangle fitted across half a card reads some face at 0.3 as readily as the
-    card's own outline does (a full-length 480p render: the king of hearts, upside down, read as
-    the joker through its lower half, turned and squeezed).  Unsure, the outline the card's size
-    wins; a sure read through another outline still does."""
+def _outlines_read(reads: list[tuple[str, float]], quads_mm: list[list[tuple[float, float]]], px_per_mm: float):
+    """``CameraPipeline.read`` of a card at rest offered the outlines ``quads_mm`` (table mm; the first
+    is the changed patch), read in turn as ``reads``, the card seen at ``px_per_mm`` with a whole-card
+    reader at hand; the read and the index of the outline it came from."""
     import numpy as np
 
     from tablecam.vision.calibrate import Calibration
@@ -491,50 +490,32 @@ def test_an_outline_across_half_a_card_does_not_outread_the_card_itself():
 
     cfg = CameraConfig.load()
     cal = Calibration.from_points([[0, 0], [600, 0], [600, 600], [0, 600]], cfg.geometry)
-    frame = np.full((600, 600, 3), 40, np.uint8)
-    ppm = cfg.px_per_mm
-    card = np.array([[267.1, 127.2], [332.3, 118.2], [344.7, 208.2], [279.5, 217.1]]) * ppm
-    half = np.array([[336.3, 157.1], [344.0, 206.0], [275.8, 216.8], [268.0, 167.9]]) * ppm
-    rest = Rest(card, [card, half], quad_box(card), 0.9, 21.8, 545, True)
+    quads = [np.array(q, np.float64) * cfg.px_per_mm for q in quads_mm]
+    it = iter(reads)
+    pipe = CameraPipeline(cfg, calibration=cal, classify=lambda crop: Reading(*next(it)))
+    pipe._whole = object()                                      # the whole face is read below 0.9 px/mm
+    pipe.px_per_mm_at = lambda quad: px_per_mm
+    r, quad, _ = pipe.read(np.full((600, 600, 3), 40, np.uint8), Rest(quads[0], quads, quad_box(quads[0]), 0.8, 1.0, 25, True))
+    return r.card, next(i for i, q in enumerate(quads) if q is quad)
 
-    def reads(*cards):
-        it = iter(cards)
-        return lambda crop: Reading(*next(it))
 
-    def pipeline(*cards, px_per_mm=0.69):
-        pipe = CameraPipeline(cfg, calibration=cal, classify=reads(*cards))
-        pipe._whole = object()                                  # the whole face is read below 0.9 px/mm
-        pipe.px_per_mm_at = lambda quad: px_per_mm
-        return pipe
-
-    r, quad, _ = pipeline(("DK", 0.26), ("JK", 0.3)).read(frame, rest)
-    assert (r.card, quad is card) == ("DK", True)
-    r, quad, _ = pipeline(("DK", 0.26), ("HK", 0.9)).read(frame, rest)
-    assert (r.card, quad is half) == ("HK", True)
+def test_an_outline_across_half_a_card_does_not_outread_the_card_itself():
+    """At 0.7 px/mm a rectangle fitted across half a card reads some face at 0.3 as readily as the
+    card's own outline does (a full-length 480p render: the king of hearts, upside down, read as
+    the joker through its lower half, turned and squeezed).  Unsure, the outline the card's size
+    wins; a sure read through another outline still does."""
+    card = [(267.1, 127.2), (332.3, 118.2), (344.7, 208.2), (279.5, 217.1)]
+    half = [(336.3, 157.1), (344.0, 206.0), (275.8, 216.8), (268.0, 167.9)]
+    assert _outlines_read([("DK", 0.26), ("JK", 0.3)], [card, half], 0.69) == ("DK", 0)
+    assert _outlines_read([("DK", 0.26), ("HK", 0.9)], [card, half], 0.69) == ("HK", 1)
     # seen small, the card's own outline read as nothing still wins: its whole face reads it next
-    r, quad, _ = pipeline(("none", 0.97), ("JK", 0.3)).read(frame, rest)
-    assert (r.card, quad is card) == ("none", True)
+    assert _outlines_read([("none", 0.97), ("JK", 0.3)], [card, half], 0.69) == ("none", 0)
 
 
 def test_a_card_still_settling_is_read_through_its_changed_patch_at_1080p():
     """At 1080p a card's corners are all there is: the changed patch of a card still settling
     (grown by a finger, 63x100 mm) read as the jack of diamonds at 0.63 beats nothing read
     through the card's size (66x92 mm) - else the card makes no event."""
-    import numpy as np
-
-    from tablecam.vision.calibrate import Calibration
-    from tablecam.vision.readers import Reading
-    from tablecam.vision.tracker import Rest, quad_box
-
-    cfg = CameraConfig.load()
-    cal = Calibration.from_points([[0, 0], [600, 0], [600, 600], [0, 600]], cfg.geometry)
-    ppm = cfg.px_per_mm
-    grown = np.array([[401.5, 251], [464.5, 251], [464.5, 351], [401.5, 351]]) * ppm
-    card = np.array([[393, 256], [459, 256], [459, 348], [393, 348]]) * ppm
-    rest = Rest(grown, [grown, card], quad_box(grown), 0.72, 87.8, 2195, True)
-    it = iter([("DJ", 0.63), ("none", 0.97)])
-    pipe = CameraPipeline(cfg, calibration=cal, classify=lambda crop: Reading(*next(it)))
-    pipe._whole = object()
-    pipe.px_per_mm_at = lambda quad: 1.6
-    r, quad, _ = pipe.read(np.full((600, 600, 3), 200, np.uint8), rest)
-    assert (r.card, quad is grown) == ("DJ", True)
+    grown = [(401.5, 251), (464.5, 251), (464.5, 351), (401.5, 351)]
+    card = [(393, 256), (459, 256), (459, 348), (393, 348)]
+    assert _outlines_read([("DJ", 0.63), ("none", 0.97)], [grown, card], 1.6) == ("DJ", 0)

@@ -55,10 +55,9 @@ from .camera import Frame
 from .fusion import HandBook, probs_dict
 from .ink_colour import PackColours, coloured
 from .whole_card import BELOW_PX_PER_MM, agreed, default_reader, named_by_whole, whole_of, with_whole_card
-from .tracker import Gone, Placed, Rest, StabilityTracker, box_iou, order_quad
-from .readers import (Classifier, Localise, Reading, SecondOpinion, _as_reading, default_classifier,
-                      default_localiser, default_second_opinion, localiser_input, outline_rank, second_reading,
-                      true_to_size)
+from .tracker import Gone, Placed, Rest, StabilityTracker, box_iou, card_shaped, order_quad
+from .readers import (TRUE_TO_SIZE, Classifier, Localise, Reading, SecondOpinion, _as_reading, default_classifier,
+                      default_localiser, default_second_opinion, localiser_input, outline_rank, second_reading)
 from .zones import CameraConfig, Zone, trick_seat
 
 
@@ -365,7 +364,7 @@ class CameraPipeline:
         small = self._whole is not None and self.px_per_mm_at(rest.quad_view) < BELOW_PX_PER_MM
 
         def rank(k: int) -> tuple[int, int, int, float]:
-            sized = true_to_size(order_quad(reads[k][1] / self.cfg.px_per_mm), self.cfg.card_mm)
+            sized = card_shaped(reads[k][1] / self.cfg.px_per_mm, self.cfg.card_mm, TRUE_TO_SIZE)
             return outline_rank(reads[k][0], sized, small, self.cfg.uncertain_below, self.cfg.min_conf, SURE_BACK)
 
         i = max(range(len(reads)), key=rank)

@@ -174,20 +174,6 @@ are good to a millimetre or two); a rectangle fitted across half a card, or cut 
 patch of a card still settling, is further off."""
 
 
-def true_to_size(quad_mm: np.ndarray, card_mm: tuple[float, float], tol: float = TRUE_TO_SIZE) -> bool:
-    """Whether the outline ``quad_mm`` (table millimetres, corners in order) is the card's size.
-
-    >>> true_to_size(np.array([[0, 0], [64, 0], [64, 89], [0, 89]]), (63, 88))
-    True
-    >>> true_to_size(np.array([[0, 0], [49, 0], [49, 69], [0, 69]]), (63, 88))   # half a card, turned
-    False
-    """
-    q = np.asarray(quad_mm, np.float64).reshape(4, 2)
-    short, long_ = sorted((float(np.linalg.norm(q[1] - q[0])), float(np.linalg.norm(q[2] - q[1]))))
-    cw, ch = sorted(card_mm)
-    return abs(short / cw - 1) <= tol and abs(long_ / ch - 1) <= tol
-
-
 def outline_rank(r: Reading, sized: bool, small: bool, uncertain_below: float, min_conf: float,
                  sure_back: float) -> tuple[int, int, int, float]:
     """How good the read through one outline is, for the surest of a card's outlines.

@@ -73,6 +73,20 @@ def box_iou(a: BoxT, b: BoxT) -> float:
     return inter / union if union > 0 else 0.0
 
 
+def card_shaped(quad: np.ndarray, card: tuple[float, float], tol: float) -> bool:
+    """Whether an outline (corners in order) is a card's size, each side within ``tol`` of the
+    card's ``(short, long)`` sides, in the outline's units.
+
+    >>> card_shaped(np.array([[0, 0], [64, 0], [64, 89], [0, 89]]), (63, 88), 0.08)
+    True
+    >>> card_shaped(np.array([[0, 0], [49, 0], [49, 69], [0, 69]]), (63, 88), 0.08)   # half a card, turned
+    False
+    """
+    short, long_ = sorted((float(np.linalg.norm(quad[1] - quad[0])), float(np.linalg.norm(quad[2] - quad[1]))))
+    cw, ch = card
+    return (1 - tol) * cw <= short <= (1 + tol) * cw and (1 - tol) * ch <= long_ <= (1 + tol) * ch
+
+
 def quad_box(q: np.ndarray) -> BoxT:
     q = np.asarray(q, np.float64).reshape(-1, 2)
     return (float(q[:, 0].min()), float(q[:, 1].min()), float(q[:, 0].max()), float(q[:, 1].max()))
@@ -317,11 +331,7 @@ class StabilityTracker:
         return ix * iy >= 0.7 * (a[2] - a[0]) * (a[3] - a[1])
 
     def _card_shaped(self, quad: np.ndarray, tol: float = 0.22) -> bool:
-        e1 = float(np.linalg.norm(quad[1] - quad[0]))
-        e2 = float(np.linalg.norm(quad[2] - quad[1]))
-        short, long_ = sorted((e1, e2))
-        cw, ch = self.card_px
-        return (1 - tol) * cw <= short <= (1 + tol) * cw and (1 - tol) * ch <= long_ <= (1 + tol) * ch
+        return card_shaped(quad, self.card_px, tol)
 
     def _changed_card(self, view: np.ndarray, box: BoxT) -> tuple[np.ndarray | None, np.ndarray | None]:
         """The card-shaped patch of the box that differs from the scene at rest (view px), if any,
