@@ -55,7 +55,8 @@ from .camera import Frame
 from .fusion import HandBook, probs_dict
 from .ink_colour import PackColours, coloured
 from .whole_card import BELOW_PX_PER_MM, agreed, default_reader, named_by_whole, whole_of, with_whole_card
-from .tracker import Gone, Placed, Rest, StabilityTracker, box_iou, card_shaped, order_quad
+from .tracker import (GATHER_COVER, Gone, Placed, Rest, StabilityTracker, box_cover, box_iou, card_shaped, gathered_over,
+                      order_quad)
 from .readers import (TRUE_TO_SIZE, Classifier, Localise, Reading, SecondOpinion, _as_reading, default_classifier,
                       default_localiser, default_second_opinion, localiser_input, outline_rank, second_reading)
 from .zones import CameraConfig, Zone, trick_seat
@@ -511,10 +512,12 @@ class CameraPipeline(BidCardPlace):
                 faces = {c: v / total for c, v in held.items()}
         return sorted(faces.items(), key=lambda kv: -kv[1])[:CANDIDATES]
 
-    def _overlaps(self, placed_id: Any, new: Placed) -> bool:
-        """The card placed as ``placed_id`` lies under most of ``new`` (boxes overlapping by half)."""
+    def _overlaps(self, placed_id: Any, new: Placed, cover: float | None = None) -> bool:
+        """The card placed as ``placed_id`` lies under most of ``new`` (boxes overlapping by half), or
+        with ``cover``, ``new`` covers that share of it."""
         old = next((p for p in self.tracker.placed if p.id == placed_id), None)
-        return old is not None and box_iou(old.box, new.box) >= 0.5
+        return old is not None and (box_iou(old.box, new.box) >= 0.5 if cover is None
+                                    else box_cover(new.box, old.box) >= cover)
 
     def _on_table(self, card: str, but: Placed | None) -> Placed | None:
         """The card already lying elsewhere on the table (one card is never two)."""
@@ -628,12 +631,24 @@ class CameraPipeline(BidCardPlace):
         if mine is not None and mine["card"] == card:
             mine["id"], mine["gone"] = placed.id, False         # the same card, moved: no new event
             return out
+        if mine is not None and not mine["gone"] and mine.get("unsure") and "uncertain" not in common \
+                and self._overlaps(mine["id"], placed, GATHER_COVER):
+            # this seat's unsure card, still settling where it lies, read surely now: the same card read
+            # better takes its place in the trick, and its outline (no second card of the seat, taken back later)
+            was = next(p for p in self.tracker.placed if p.id == mine["id"])
+            was.info, placed.info, placed = placed.info, {"kind": "read again"}, was
+            self.trick.remove(mine)
+            mine = None
         full, gone = len(self.trick) >= self.cfg.cards_per_trick, all(p["gone"] for p in self.trick)
         if mine is not None and not mine["gone"] and "uncertain" in common and self._overlaps(mine["id"], placed) \
                 and (not full or mine is self.trick[-1]):
             # an unsure read where this seat's card to the trick still lies (a card settling on a glossy pile,
             # read twice): that card again. A full trick's earlier card was not: the next trick has begun
             self.tracker.forget(placed)
+            return out
+        if full and not gone and "uncertain" in common and gathered_over(placed.box, [
+                p.box for p in self.tracker.placed if any(t["id"] == p.id and not t["gone"] for t in self.trick)]):
+            placed.info = {"kind": "gathering"}     # the full trick pushed together to be gathered: no card
             return out
         if full and gone:
             out += self._turned(frame)
@@ -644,7 +659,8 @@ class CameraPipeline(BidCardPlace):
         elif mine is not None and mine["gone"]:
             out.append(self._event("retract", frame, seat=seat, card=mine["card"], conf=common["conf"]))
             self.trick.remove(mine)
-        self.trick.append({"seat": seat, "card": card, "id": placed.id, "gone": False, "conf": conf})
+        self.trick.append({"seat": seat, "card": card, "id": placed.id, "gone": False, "conf": conf,
+                           "unsure": "uncertain" in common})
         self.exposed.discard(str(card))
         if self.hands is not None:
             self.hands.mark_played(seat, card)
@@ -656,11 +672,14 @@ class CameraPipeline(BidCardPlace):
                      uncertain: bool) -> tuple[Any, float, bool]:
         """An unsure read checked against the cards already on the table, as ``(card, conf, uncertain)``.
 
-        One of its candidates already lies there (exposed, or this seat's card to the trick): it is
-        that card seen again, not a second card.  It is another seat's card to this trick: that is
-        the card beneath, and the read is the next likeliest candidate, still unsure."""
+        One of its candidates already lies there (exposed, or this seat's card to the trick), at least
+        half as likely as the likeliest: it is that card seen again, not a second card (a card far
+        less likely is not: a 480p jack read 0.34, its whole face 0.96, was the exposed three at
+        0.07).  It is another seat's card to this trick: that is the card beneath, and the read is
+        the next likeliest candidate, still unsure."""
         known = self.exposed | {str(p["card"]) for p in self.trick if p["seat"] == seat}
-        seen = [c for c, v in self._candidates(r, seat) if c in known and v >= 0.05]
+        cands = self._candidates(r, seat)
+        seen = [c for c, v in cands if c in known and v >= max(0.05, cands[0][1] / 2)]
         if seen:
             return parse_card(seen[0]), max(conf, self.cfg.uncertain_below), False
         if any(p["seat"] != seat and p["card"] == card for p in self.trick):

@@ -56,6 +56,9 @@ SAME_PLACE = 0.85
 """Box overlap from which an outline offered for a new card is the outline of a card already placed
 (on a pile the new card's own outline overlaps the card beneath by 0.6-0.8 and is kept)."""
 
+GATHER_COVER = 0.25
+"""Share of a full trick's card that a new outline covers from which it lies over that card."""
+
 SAME_LOOK = 0.8
 """Correlation with a placed card's look from which a card found again where it lies is that card."""
 
@@ -71,6 +74,34 @@ def box_iou(a: BoxT, b: BoxT) -> float:
     inter = ix * iy
     union = (a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter
     return inter / union if union > 0 else 0.0
+
+
+def box_cover(a: BoxT, b: BoxT) -> float:
+    """The share of box ``b`` that box ``a`` covers.
+
+    >>> box_cover((0, 0, 10, 10), (5, 0, 15, 10))
+    0.5
+    """
+    ix = max(0.0, min(a[2], b[2]) - max(a[0], b[0]))
+    iy = max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
+    area = (b[2] - b[0]) * (b[3] - b[1])
+    return ix * iy / area if area > 0 else 0.0
+
+
+def gathered_over(box: BoxT, under: list[BoxT], share: float = GATHER_COVER, least: int = 2) -> bool:
+    """Whether an outline come to rest over a full trick is that trick pushed together to be gathered:
+    it covers ``share`` of at least ``least`` of the boxes of the trick's cards still lying there.
+
+    Why: the gathered pile rests a moment before the winner takes it, and its top card, read unsure,
+    would be a new card leading a trick that has not begun. The next lead lands on the table, beside
+    or over one card of the old trick at most (its own player's), never over two.
+
+    >>> gathered_over((10, 10, 60, 80), [(0, 0, 50, 70), (20, 20, 70, 90), (200, 0, 250, 70)])
+    True
+    >>> gathered_over((0, 0, 50, 70), [(0, 0, 50, 70), (200, 0, 250, 70)])
+    False
+    """
+    return sum(box_cover(box, b) >= share for b in under) >= least
 
 
 def card_shaped(quad: np.ndarray, card: tuple[float, float], tol: float) -> bool:
