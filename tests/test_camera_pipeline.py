@@ -429,23 +429,33 @@ def _rest_at(pipe, x_mm: float, y_mm: float, ts: float):
     return Rest(q, [q], quad_box(q), 0.9, ts, int(ts * 25), True)
 
 
-def _unsure_whist(cards: list[str]):
-    """A whist pipeline at 480p (no read sure) whose rests read as ``cards``, in turn, at 0.6."""
+def _whist_reading(reads: list[tuple[str, float, dict]], px_per_mm: float = 0.55):
+    """A whist pipeline whose rests read as ``reads`` in turn: each a card, its probability and
+    other cards' probabilities (the rest is ``none``), the cards seen at ``px_per_mm`` frame
+    pixels a millimetre (under 0.65 no read is sure)."""
     import numpy as np
 
     from tablecam.vision.readers import Reading
 
     pipe = CameraPipeline(CameraConfig.load(), game="whist", classify=lambda crop: Reading("none", 1.0))
-    pipe.px_per_mm_at = lambda quad: 0.55
-    classes, reads = sorted(set(cards)) + ["none"], iter(cards)
+    pipe.px_per_mm_at = lambda quad: px_per_mm
+    classes = sorted({c for card, _, more in reads for c in (card, *more)}) + ["none"]
+    it = iter(reads)
 
     def read(img, rest):
-        card = next(reads)
-        p = np.array([0.6 if c == card else 0.4 if c == "none" else 0.0 for c in classes])
-        return Reading(card, 0.6, p, classes), rest.quad_view, np.full((350, 250, 3), 235, np.uint8)
+        card, conf, more = next(it)
+        probs = {card: conf, **more}
+        p = np.array([probs.get(c, 0.0) for c in classes])
+        p[-1] = max(0.0, 1.0 - p.sum())
+        return Reading(card, conf, p, classes), rest.quad_view, np.full((350, 250, 3), 235, np.uint8)
 
     pipe.read = read
     return pipe
+
+
+def _unsure_whist(cards: list[str]):
+    """A whist pipeline at 480p (no read sure) whose rests read as ``cards``, in turn, at 0.6."""
+    return _whist_reading([(c, 0.6, {}) for c in cards])
 
 
 def _rested(pipe, places: list[tuple[float, float]]) -> list[tuple]:
@@ -519,3 +529,62 @@ def test_a_card_still_settling_is_read_through_its_changed_patch_at_1080p():
     grown = [(401.5, 251), (464.5, 251), (464.5, 351), (401.5, 351)]
     card = [(393, 256), (459, 256), (459, 348), (393, 348)]
     assert _outlines_read([("DJ", 0.63), ("none", 0.97)], [grown, card], 1.6) == ("DJ", 0)
+
+
+def _events(pipe, places: list[tuple[float, float]], gone_after: int | None = None) -> list[dict]:
+    """The events of cards come to rest at ``places`` (mm), one a second; after the
+    ``gone_after``-th, every card placed leaves the table (a trick gathered)."""
+    import numpy as np
+
+    from tablecam.vision.camera import Frame
+    from tablecam.vision.tracker import Gone
+
+    img, out = np.zeros((480, 854, 3), np.uint8), []
+    for k, (x, y) in enumerate(places):
+        ts = 1.0 + k
+        frame = Frame(int(ts * 25), ts, img)
+        out += [e.to_dict() for e in pipe._on_rest(_rest_at(pipe, x, y, ts), frame)]
+        if gone_after is not None and k + 1 == gone_after:
+            for placed in list(pipe.tracker.placed):
+                pipe.tracker.forget(placed)
+                out += [e.to_dict() for e in pipe._on_gone(Gone(placed, ts + 0.5), frame)]
+    return out
+
+
+def test_a_trick_pushed_together_to_be_gathered_is_no_new_lead():
+    """Whist at 480p, tricks on a pile in the centre. The winner pushes the four cards together
+    and the pile rests a moment before he takes it: an unsure outline over all four is no card
+    leading a new trick (it was, and when that seat played again its phantom was taken back).
+    The trick is turned when its cards leave, and the next lead is played as usual."""
+    pipe = _unsure_whist(["H9", "H6", "H8", "H4", "D2", "S3"])
+    places = [(340, 300), (300, 340), (260, 300), (300, 260), (304, 296), (300, 258)]   # E S W N, pile, N
+    out = _events(pipe, places, gone_after=5)
+    assert [_key(e) for e in out] == [("play", "E", "H9"), ("play", "S", "H6"), ("play", "W", "H8"),
+                                      ("play", "N", "H4"), ("trick_turned", ("H9", "H6", "H8", "H4")),
+                                      ("play", "N", "S3")]
+
+
+def test_an_unsure_card_read_surely_where_it_lies_is_that_card_and_never_taken_back():
+    """Whist at 720p. South's card, still settling, is read unsure as the six of hearts, then
+    surely as the queen where it lies: the queen is South's card to the trick, the one turned with
+    it, and South's next card is no second play to take the six back (a retract)."""
+    reads = [("H9", 0.95, {}), ("H6", 0.5, {"HQ": 0.2}), ("HQ", 0.95, {}), ("H8", 0.95, {}),
+             ("H4", 0.95, {}), ("C5", 0.95, {})]
+    pipe = _whist_reading(reads, px_per_mm=1.2)
+    places = [(340, 300), (300, 340), (302, 338), (260, 300), (300, 260), (300, 342)]    # E S S W N, S
+    out = _events(pipe, places, gone_after=5)
+    assert [_key(e) for e in out] == [("play", "E", "H9"), ("play", "S", "H6"), ("play", "S", "HQ"),
+                                      ("play", "W", "H8"), ("play", "N", "H4"),
+                                      ("trick_turned", ("H9", "HQ", "H8", "H4")), ("play", "S", "C5")]
+    assert out[1].get("uncertain") and not out[2].get("uncertain")
+
+
+def test_an_exposed_card_far_less_likely_than_the_read_is_not_that_card_seen_again():
+    """Whist at 480p. South's three of diamonds lies exposed. South plays the jack, read unsure
+    (0.34, the three at 0.07): that is the jack, unsure, not the exposed three played - which
+    was reported surely, and the three, still lying exposed, was exposed a second time later."""
+    pipe = _whist_reading([("DJ", 0.34, {"D3": 0.07, "DQ": 0.2})])
+    pipe.exposed.add("D3")
+    out = _events(pipe, [(300, 340)])
+    assert [_key(e) for e in out] == [("play", "S", "DJ")]
+    assert out[0]["uncertain"] and pipe.exposed == {"D3"}
