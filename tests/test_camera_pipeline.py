@@ -551,6 +551,16 @@ def test_a_trick_pushed_together_to_be_gathered_is_no_new_lead():
                                       ("play", "N", "S3")]
 
 
+def test_a_trick_with_a_seats_card_read_twice_is_not_full_and_the_last_card_is_played():
+    """Whist at 480p. North's card is read twice as it settles (two plays of North: the trick
+    looks full with East still to play). East's card, landing over two cards of the pile, is
+    East's play - not the trick pushed together to be gathered, which needs every seat's card."""
+    pipe = _unsure_whist(["H6", "H8", "H4", "D4", "H9"])
+    places = [(300, 340), (260, 300), (300, 260), (296, 290), (330, 300)]             # S W N, N again, E
+    out = _events(pipe, places)
+    assert [_key(e) for e in out][-1] == ("play", "E", "H9")
+
+
 def test_an_unsure_card_read_surely_where_it_lies_is_that_card_and_never_taken_back():
     """Whist at 720p. South's card, still settling, is read unsure as the six of hearts, then
     surely as the queen where it lies: the queen is South's card to the trick, the one turned with

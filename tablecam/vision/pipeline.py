@@ -646,9 +646,12 @@ class CameraPipeline(BidCardPlace):
             # read twice): that card again. A full trick's earlier card was not: the next trick has begun
             self.tracker.forget(placed)
             return out
-        if full and not gone and "uncertain" in common and gathered_over(placed.box, [
-                p.box for p in self.tracker.placed if any(t["id"] == p.id and not t["gone"] for t in self.trick)]):
-            placed.info = {"kind": "gathering"}     # the full trick pushed together to be gathered: no card
+        # every seat's card to the trick still lying (not a seat's card read twice and another seat's to
+        # come): an unsure outline over two of them is the trick pushed together to be gathered, no card
+        if full and not gone and "uncertain" in common and len({p["seat"] for p in self.trick}) >= len(self.trick) \
+                and gathered_over(placed.box, [p.box for p in self.tracker.placed
+                                               if any(t["id"] == p.id and not t["gone"] for t in self.trick)]):
+            placed.info = {"kind": "gathering"}
             return out
         if full and gone:
             out += self._turned(frame)
