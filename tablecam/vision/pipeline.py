@@ -55,7 +55,7 @@ from .camera import Frame
 from .fusion import HandBook, probs_dict
 from .ink_colour import PackColours, coloured
 from .whole_card import BELOW_PX_PER_MM, agreed, default_reader, named_by_whole, whole_of, with_whole_card
-from .tracker import (GATHER_COVER, Gone, Placed, Rest, StabilityTracker, box_cover, box_iou, card_shaped, gathered_over,
+from .tracker import (LIES_OVER, Gone, Placed, Rest, StabilityTracker, box_cover, box_iou, card_shaped, gathered_over,
                       order_quad)
 from .readers import (TRUE_TO_SIZE, Classifier, Localise, Reading, SecondOpinion, _as_reading, default_classifier,
                       default_localiser, default_second_opinion, localiser_input, outline_rank, second_reading)
@@ -512,12 +512,14 @@ class CameraPipeline(BidCardPlace):
                 faces = {c: v / total for c, v in held.items()}
         return sorted(faces.items(), key=lambda kv: -kv[1])[:CANDIDATES]
 
-    def _overlaps(self, placed_id: Any, new: Placed, cover: float | None = None) -> bool:
-        """The card placed as ``placed_id`` lies under most of ``new`` (boxes overlapping by half), or
-        with ``cover``, ``new`` covers that share of it."""
-        old = next((p for p in self.tracker.placed if p.id == placed_id), None)
-        return old is not None and (box_iou(old.box, new.box) >= 0.5 if cover is None
-                                    else box_cover(new.box, old.box) >= cover)
+    def _placed(self, placed_id: Any) -> Placed | None:
+        """The card the tracker holds as ``placed_id`` (None once it has left the table)."""
+        return next((p for p in self.tracker.placed if p.id == placed_id), None)
+
+    def _overlaps(self, placed_id: Any, new: Placed) -> bool:
+        """The card placed as ``placed_id`` lies under most of ``new`` (boxes overlapping by half)."""
+        old = self._placed(placed_id)
+        return old is not None and box_iou(old.box, new.box) >= 0.5
 
     def _on_table(self, card: str, but: Placed | None) -> Placed | None:
         """The card already lying elsewhere on the table (one card is never two)."""
@@ -631,11 +633,10 @@ class CameraPipeline(BidCardPlace):
         if mine is not None and mine["card"] == card:
             mine["id"], mine["gone"] = placed.id, False         # the same card, moved: no new event
             return out
-        if mine is not None and not mine["gone"] and mine.get("unsure") and "uncertain" not in common \
-                and self._overlaps(mine["id"], placed, GATHER_COVER):
+        was = self._placed(mine["id"]) if mine is not None and not mine["gone"] and mine.get("unsure") else None
+        if was is not None and "uncertain" not in common and box_cover(placed.box, was.box) >= LIES_OVER:
             # this seat's unsure card, still settling where it lies, read surely now: the same card read
             # better takes its place in the trick, and its outline (no second card of the seat, taken back later)
-            was = next(p for p in self.tracker.placed if p.id == mine["id"])
             was.info, placed.info, placed = placed.info, {"kind": "read again"}, was
             self.trick.remove(mine)
             mine = None
@@ -649,8 +650,8 @@ class CameraPipeline(BidCardPlace):
         # every seat's card to the trick still lying (not a seat's card read twice and another seat's to
         # come): an unsure outline over two of them is the trick pushed together to be gathered, no card
         if full and not gone and "uncertain" in common and len({p["seat"] for p in self.trick}) >= len(self.trick) \
-                and gathered_over(placed.box, [p.box for p in self.tracker.placed
-                                               if any(t["id"] == p.id and not t["gone"] for t in self.trick)]):
+                and gathered_over(placed.box, [p.box for t in self.trick if not t["gone"]
+                                               and (p := self._placed(t["id"])) is not None]):
             placed.info = {"kind": "gathering"}
             return out
         if full and gone:
@@ -686,7 +687,6 @@ class CameraPipeline(BidCardPlace):
         if seen:
             return parse_card(seen[0]), max(conf, self.cfg.uncertain_below), False
         if any(p["seat"] != seat and p["card"] == card for p in self.trick):
-            cands = self._candidates(r, seat)
             if cands and cands[0][0] != str(card):
                 return parse_card(cands[0][0]), cands[0][1], True
         return card, conf, uncertain

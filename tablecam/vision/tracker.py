@@ -56,11 +56,17 @@ SAME_PLACE = 0.85
 """Box overlap from which an outline offered for a new card is the outline of a card already placed
 (on a pile the new card's own outline overlaps the card beneath by 0.6-0.8 and is kept)."""
 
-GATHER_COVER = 0.25
-"""Share of a full trick's card that a new outline covers from which it lies over that card."""
+LIES_OVER = 0.25
+"""Share of a placed card's box that a new outline covers from which it lies over that card (a card
+read again as it settles, a trick pushed together to be gathered)."""
 
 SAME_LOOK = 0.8
 """Correlation with a placed card's look from which a card found again where it lies is that card."""
+
+
+def _box_inter(a: BoxT, b: BoxT) -> float:
+    """Area of the intersection of two axis-aligned boxes (x1, y1, x2, y2)."""
+    return max(0.0, min(a[2], b[2]) - max(a[0], b[0])) * max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
 
 
 def box_iou(a: BoxT, b: BoxT) -> float:
@@ -69,9 +75,7 @@ def box_iou(a: BoxT, b: BoxT) -> float:
     >>> box_iou((0, 0, 10, 10), (5, 0, 15, 10))
     0.3333333333333333
     """
-    ix = max(0.0, min(a[2], b[2]) - max(a[0], b[0]))
-    iy = max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
-    inter = ix * iy
+    inter = _box_inter(a, b)
     union = (a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter
     return inter / union if union > 0 else 0.0
 
@@ -82,13 +86,11 @@ def box_cover(a: BoxT, b: BoxT) -> float:
     >>> box_cover((0, 0, 10, 10), (5, 0, 15, 10))
     0.5
     """
-    ix = max(0.0, min(a[2], b[2]) - max(a[0], b[0]))
-    iy = max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
     area = (b[2] - b[0]) * (b[3] - b[1])
-    return ix * iy / area if area > 0 else 0.0
+    return _box_inter(a, b) / area if area > 0 else 0.0
 
 
-def gathered_over(box: BoxT, under: list[BoxT], share: float = GATHER_COVER, least: int = 2) -> bool:
+def gathered_over(box: BoxT, under: list[BoxT], share: float = LIES_OVER, least: int = 2) -> bool:
     """Whether an outline come to rest over a full trick is that trick pushed together to be gathered:
     it covers ``share`` of at least ``least`` of the boxes of the trick's cards still lying there.
 
