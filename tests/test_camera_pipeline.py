@@ -585,3 +585,15 @@ def test_an_exposed_card_far_less_likely_than_the_read_is_not_that_card_seen_aga
     out = _events(pipe, [(300, 340)])
     assert [_key(e) for e in out] == [("play", "S", "DJ")]
     assert out[0]["uncertain"] and pipe.exposed == {"D3"}
+
+
+def test_a_seats_unsure_card_read_again_across_a_quarter_of_it_is_no_second_play():
+    """Whist at 480p. North's card, read unsure, is read again as it settles, unsure and as another
+    card, through an outline a third of a card off that still covers almost half of it: that is
+    North's card again, not a second play of North's (which made the trick look full and a wrong
+    retract follow)."""
+    pipe = _unsure_whist(["H6", "H8", "H4", "D8", "H9"])
+    places = [(300, 340), (260, 300), (300, 260), (310, 285), (340, 300)]             # S W N, N again, E
+    assert [_key(e) for e in _events(pipe, places)] == [
+        ("play", "S", "H6"), ("play", "W", "H8"), ("play", "N", "H4"), ("play", "E", "H9")]
+

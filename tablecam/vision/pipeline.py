@@ -516,10 +516,12 @@ class CameraPipeline(BidCardPlace):
         """The card the tracker holds as ``placed_id`` (None once it has left the table)."""
         return next((p for p in self.tracker.placed if p.id == placed_id), None)
 
-    def _overlaps(self, placed_id: Any, new: Placed) -> bool:
-        """The card placed as ``placed_id`` lies under most of ``new`` (boxes overlapping by half)."""
+    def _lies_over(self, placed_id: Any, new: Placed) -> bool:
+        """The card placed as ``placed_id`` lies under ``new``: boxes overlapping by half, or ``new``
+        covering a quarter of it (``LIES_OVER``; a 480p card read twice as it settles, the second
+        outline a third of a card off the first)."""
         old = self._placed(placed_id)
-        return old is not None and box_iou(old.box, new.box) >= 0.5
+        return old is not None and (box_iou(old.box, new.box) >= 0.5 or box_cover(new.box, old.box) >= LIES_OVER)
 
     def _on_table(self, card: str, but: Placed | None) -> Placed | None:
         """The card already lying elsewhere on the table (one card is never two)."""
@@ -641,7 +643,7 @@ class CameraPipeline(BidCardPlace):
             self.trick.remove(mine)
             mine = None
         full, gone = len(self.trick) >= self.cfg.cards_per_trick, all(p["gone"] for p in self.trick)
-        if mine is not None and not mine["gone"] and "uncertain" in common and self._overlaps(mine["id"], placed) \
+        if mine is not None and not mine["gone"] and "uncertain" in common and self._lies_over(mine["id"], placed) \
                 and (not full or mine is self.trick[-1]):
             # an unsure read where this seat's card to the trick still lies (a card settling on a glossy pile,
             # read twice): that card again. A full trick's earlier card was not: the next trick has begun
