@@ -597,3 +597,14 @@ def test_a_seats_unsure_card_read_again_across_a_quarter_of_it_is_no_second_play
     assert [_key(e) for e in _events(pipe, places)] == [
         ("play", "S", "H6"), ("play", "W", "H8"), ("play", "N", "H4"), ("play", "E", "H9")]
 
+
+def test_a_trick_gathered_unseen_leaves_its_cards_marked_gathered():
+    """Whist at 480p. A full trick whose cards the camera never saw leave: the next lead begins a
+    new trick, and the old trick's cards still placed are marked gathered, so that a card laid
+    in one of their places later is a new card, not that card seen again."""
+    pipe = _unsure_whist(["H9", "H6", "H8", "H4", "C5"])
+    places = [(380, 300), (300, 380), (220, 300), (300, 220), (301, 382)]              # E S W N, S leads
+    out = _events(pipe, places)
+    assert [_key(e) for e in out][-1] == ("play", "S", "C5")
+    old = [p for p in pipe.tracker.placed if p.info.get("card") in ("H9", "H6", "H8", "H4")]
+    assert len(old) == 4 and all(p.info.get("gathered") for p in old)

@@ -661,7 +661,7 @@ class CameraPipeline(BidCardPlace):
         elif full or (len(self.trick) > 1 and gone):
             # a new trick began without the turn being seen (a trick gathered into a pile that still covers a
             # card's place, or gathered with a card never seen): no card of it is taken back (no retract)
-            self.trick.clear()
+            self._gathered()
         elif mine is not None and mine["gone"]:
             out.append(self._event("retract", frame, seat=seat, card=mine["card"], conf=common["conf"]))
             self.trick.remove(mine)
@@ -692,6 +692,18 @@ class CameraPipeline(BidCardPlace):
             if cands and cands[0][0] != str(card):
                 return parse_card(cands[0][0]), cands[0][1], True
         return card, conf, uncertain
+
+    def _gathered(self) -> None:
+        """The trick gathered unseen: its cards still placed where they lay are marked ``gathered``.
+
+        Why: a card the tracker never saw go (the winner's pile left lying across its place) would
+        otherwise be taken for the same seat's next card laid there, seen again, and that card never
+        read (:meth:`StabilityTracker._looks_as_placed`)."""
+        for t in self.trick:
+            p = None if t["gone"] else self._placed(t["id"])
+            if p is not None:
+                p.info["gathered"] = True
+        self.trick.clear()
 
     def _turned(self, frame: Frame) -> list[Event]:
         if not self.trick:

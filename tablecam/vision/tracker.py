@@ -330,9 +330,10 @@ class StabilityTracker:
             # the other outlines in the box, less those that are a card already placed: on a pile the
             # box holds the card beneath too, and read through its outline it would be read instead
             alts = [q for q in self._fitted(view, t.box, changed)
-                    if not any(box_iou(p.box, quad_box(q)) >= SAME_PLACE for p in self.placed)]
+                    if not any(box_iou(p.box, quad_box(q)) >= SAME_PLACE for p in self._lying())]
             return Rest(changed, [changed] + alts, t.box, t.conf, t.first_ts, t.first_frame, True)
-        if any(box_iou(p.box, t.box) >= 0.5 or self._inside(t.box, p.box) for p in self.placed):
+        if any((box_iou(p.box, t.box) >= 0.5 or self._inside(t.box, p.box))
+               and (not p.info.get("gathered") or self._looks_as_placed(p)) for p in self.placed):
             return None          # a known card, seen again (a hand passed over it)
         quads = self._fitted(view, t.box, None)
         if not quads:
@@ -352,9 +353,18 @@ class StabilityTracker:
             return None
         b = quad_box(quad)
         for p in self.placed:
-            if box_iou(p.box, b) >= 0.6 and looks_alike(_grey_patch(self.grey, p.quad_view), p.ref) >= SAME_LOOK:
+            if box_iou(p.box, b) >= 0.6 and self._looks_as_placed(p):
                 return p
         return None
+
+    def _looks_as_placed(self, p: Placed) -> bool:
+        """Its place still looks like the card did when placed, as a card seen again must (``SAME_LOOK``)."""
+        return self.grey is not None and looks_alike(_grey_patch(self.grey, p.quad_view), p.ref) >= SAME_LOOK
+
+    def _lying(self) -> list[Placed]:
+        """The placed cards a new card laid where they lie can be (not those of a trick gathered unseen:
+        the card in their place now is a new one)."""
+        return [p for p in self.placed if not p.info.get("gathered")]
 
     @staticmethod
     def _inside(a: BoxT, b: BoxT) -> bool:
@@ -448,7 +458,7 @@ class StabilityTracker:
             inside = np.mean([cv2.pointPolygonTest(c, (float(x), float(y)), True) >= -1.5 for x, y in sample])
             if inside >= 0.9 and self._card_shaped(q.astype(np.float64)):
                 qb = quad_box(q)
-                if any(box_iou(p.box, qb) >= 0.6 for p in self.placed):
+                if any(box_iou(p.box, qb) >= 0.6 for p in self._lying()):
                     continue         # a card already placed: the changed part lies on it, it is not the new one
                 if box_iou(qb, box) >= 0.3 or self._inside(qb, box):
                     return q.astype(np.float64)
@@ -512,6 +522,8 @@ class StabilityTracker:
         ref = _grey_patch(self.grey, q) if self.grey is not None else np.zeros((REF_H, REF_W), np.float32)
         p = Placed(self._next_id, q, quad_box(q), ref, dict(info))
         self._next_id += 1
+        # a card of a trick gathered unseen, where a new card now lies: it is not there any more
+        self.placed = [o for o in self.placed if not (o.info.get("gathered") and box_iou(o.box, p.box) >= 0.5)]
         for o in self.placed:
             iou = box_iou(o.box, p.box)
             if info.get("kind") not in ("back", "outside", None) and iou > 0.05:
