@@ -55,3 +55,9 @@ class TemplateClassifier:
 
 def truth(path: Path) -> list[dict]:
     return [json.loads(line) for line in Path(path).read_text().splitlines() if line.strip()]
+
+
+def card_quad(x_mm: float, y_mm: float) -> np.ndarray:
+    """The corners of an upright 63x88 mm card centred at (x, y) table millimetres, TL TR BR BL."""
+    return np.array([[x_mm - 31.5, y_mm - 44], [x_mm + 31.5, y_mm - 44], [x_mm + 31.5, y_mm + 44],
+                     [x_mm - 31.5, y_mm + 44]], np.float64)

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
-from camera_helpers import truth  # noqa: E402
+from camera_helpers import card_quad, truth  # noqa: E402
 
 from tablecam.sim.video import SimOptions, random_deal_log, render_video  # noqa: E402
 from tablecam.vision.camera import FrameSource  # noqa: E402
@@ -420,12 +420,9 @@ def test_a_trick_gathered_with_a_card_never_seen_takes_no_card_back():
 
 def _rest_at(pipe, x_mm: float, y_mm: float, ts: float):
     """A card come to rest centred at (x, y) mm on the table, as the tracker reports it."""
-    import numpy as np
-
     from tablecam.vision.tracker import Rest, quad_box
 
-    q = np.array([[x_mm - 31.5, y_mm - 44], [x_mm + 31.5, y_mm - 44], [x_mm + 31.5, y_mm + 44],
-                  [x_mm - 31.5, y_mm + 44]]) * pipe.cfg.px_per_mm
+    q = card_quad(x_mm, y_mm) * pipe.cfg.px_per_mm
     return Rest(q, [q], quad_box(q), 0.9, ts, int(ts * 25), True)
 
 

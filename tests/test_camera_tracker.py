@@ -3,16 +3,18 @@ again, or a new card laid in its place.  Views drawn here (1 px/mm, the default 
 test sets exactly what the tracker sees."""
 from __future__ import annotations
 
+import sys
+from pathlib import Path
+
 import numpy as np
 
-from tablecam.vision.tracker import Rest, StabilityTracker, Track, box_iou, quad_box
-from tablecam.vision.zones import CameraConfig
+sys.path.insert(0, str(Path(__file__).parent))
+from camera_helpers import card_quad  # noqa: E402
+
+from tablecam.vision.tracker import Rest, StabilityTracker, Track, box_iou, quad_box  # noqa: E402
+from tablecam.vision.zones import CameraConfig  # noqa: E402
 
 CARD = (300.0, 380.0)          # South's place in the trick, mm (= view px)
-
-
-def _card_quad(x: float, y: float) -> np.ndarray:
-    return np.array([[x - 31.5, y - 44], [x + 31.5, y - 44], [x + 31.5, y + 44], [x - 31.5, y + 44]])
 
 
 def _view(mark: str | None) -> np.ndarray:
@@ -22,7 +24,7 @@ def _view(mark: str | None) -> np.ndarray:
     img = np.full((600, 600, 3), 40, np.uint8)
     if mark is None:
         return img
-    q = _card_quad(*CARD).astype(np.int32)
+    q = card_quad(*CARD).astype(np.int32)
     cv2.fillPoly(img, [q], (235, 235, 235))
     x, y = (int(v) for v in CARD)
     at = {"top left": (x - 18, y - 28), "bottom right": (x + 18, y + 28)}[mark]
@@ -35,7 +37,7 @@ def _tracker_with(mark: str) -> tuple[StabilityTracker, Rest]:
     tr = StabilityTracker(CameraConfig.load())
     view = _view(mark)
     tr.update(view, 0.0, 0)
-    q = _card_quad(*CARD)
+    q = card_quad(*CARD)
     rest = Rest(q, [q], quad_box(q), 0.9, 0.0, 0, True)
     tr.place(rest, {"kind": "play", "card": "D3", "seat": "S"})
     return tr, rest
@@ -48,7 +50,7 @@ def _rest_now(tr: StabilityTracker, mark: str, ts: float = 10.0) -> Rest | None:
     view = _view(mark)
     tr.update(view, ts, int(ts * 25))
     tr.rest_scene = view.copy()
-    box = quad_box(_card_quad(*CARD))
+    box = quad_box(card_quad(*CARD))
     return tr._rest(view, Track(box, 0.9, int(ts * 25) - 2, ts - 0.08, int(ts * 25), 3))
 
 

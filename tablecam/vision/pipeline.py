@@ -55,7 +55,7 @@ from .camera import Frame
 from .fusion import HandBook, probs_dict
 from .ink_colour import PackColours, coloured
 from .whole_card import BELOW_PX_PER_MM, agreed, default_reader, named_by_whole, whole_of, with_whole_card
-from .tracker import (LIES_OVER, Gone, Placed, Rest, StabilityTracker, box_cover, box_iou, card_shaped, gathered_over,
+from .tracker import (LIES_OVER, Gone, Placed, Rest, StabilityTracker, box_cover, card_shaped, gathered_over,
                       order_quad)
 from .readers import (TRUE_TO_SIZE, Classifier, Localise, Reading, SecondOpinion, _as_reading, default_classifier,
                       default_localiser, default_second_opinion, localiser_input, outline_rank, second_reading)
@@ -516,12 +516,12 @@ class CameraPipeline(BidCardPlace):
         """The card the tracker holds as ``placed_id`` (None once it has left the table)."""
         return next((p for p in self.tracker.placed if p.id == placed_id), None)
 
-    def _lies_over(self, placed_id: Any, new: Placed) -> bool:
-        """The card placed as ``placed_id`` lies under ``new``: boxes overlapping by half, or ``new``
-        covering a quarter of it (``LIES_OVER``; a 480p card read twice as it settles, the second
-        outline a third of a card off the first)."""
+    def _under(self, placed_id: Any, new: Placed) -> Placed | None:
+        """The card placed as ``placed_id`` when it lies under ``new``: ``new`` covers a quarter of it
+        (``LIES_OVER``; a 480p card read twice as it settles, the second outline a third of a card off
+        the first), else None."""
         old = self._placed(placed_id)
-        return old is not None and (box_iou(old.box, new.box) >= 0.5 or box_cover(new.box, old.box) >= LIES_OVER)
+        return old if old is not None and box_cover(new.box, old.box) >= LIES_OVER else None
 
     def _on_table(self, card: str, but: Placed | None) -> Placed | None:
         """The card already lying elsewhere on the table (one card is never two)."""
@@ -635,15 +635,16 @@ class CameraPipeline(BidCardPlace):
         if mine is not None and mine["card"] == card:
             mine["id"], mine["gone"] = placed.id, False         # the same card, moved: no new event
             return out
-        was = self._placed(mine["id"]) if mine is not None and not mine["gone"] and mine.get("unsure") else None
-        if was is not None and "uncertain" not in common and box_cover(placed.box, was.box) >= LIES_OVER:
+        was = self._under(mine["id"], placed) if mine is not None and not mine["gone"] and mine.get("unsure") \
+            and "uncertain" not in common else None
+        if was is not None:
             # this seat's unsure card, still settling where it lies, read surely now: the same card read
             # better takes its place in the trick, and its outline (no second card of the seat, taken back later)
             was.info, placed.info, placed = placed.info, {"kind": "read again"}, was
             self.trick.remove(mine)
             mine = None
         full, gone = len(self.trick) >= self.cfg.cards_per_trick, all(p["gone"] for p in self.trick)
-        if mine is not None and not mine["gone"] and "uncertain" in common and self._lies_over(mine["id"], placed) \
+        if mine is not None and not mine["gone"] and "uncertain" in common and self._under(mine["id"], placed) \
                 and (not full or mine is self.trick[-1]):
             # an unsure read where this seat's card to the trick still lies (a card settling on a glossy pile,
             # read twice): that card again. A full trick's earlier card was not: the next trick has begun

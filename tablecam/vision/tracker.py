@@ -329,8 +329,9 @@ class StabilityTracker:
         if changed is not None:
             # the other outlines in the box, less those that are a card already placed: on a pile the
             # box holds the card beneath too, and read through its outline it would be read instead
+            lying = self._lying()
             alts = [q for q in self._fitted(view, t.box, changed)
-                    if not any(box_iou(p.box, quad_box(q)) >= SAME_PLACE for p in self._lying())]
+                    if not any(box_iou(p.box, quad_box(q)) >= SAME_PLACE for p in lying)]
             return Rest(changed, [changed] + alts, t.box, t.conf, t.first_ts, t.first_frame, True)
         if any((box_iou(p.box, t.box) >= 0.5 or self._inside(t.box, p.box))
                and (not p.info.get("gathered") or self._looks_as_placed(p)) for p in self.placed):
@@ -453,12 +454,13 @@ class StabilityTracker:
         except (ValueError, IndexError, ArithmeticError):
             return None
         sample = part[:: max(1, len(part) // 400)].astype(np.float32)
+        lying = self._lying()
         for q in quads:
             c = q.astype(np.float32).reshape(-1, 1, 2)
             inside = np.mean([cv2.pointPolygonTest(c, (float(x), float(y)), True) >= -1.5 for x, y in sample])
             if inside >= 0.9 and self._card_shaped(q.astype(np.float64)):
                 qb = quad_box(q)
-                if any(box_iou(p.box, qb) >= 0.6 for p in self._lying()):
+                if any(box_iou(p.box, qb) >= 0.6 for p in lying):
                     continue         # a card already placed: the changed part lies on it, it is not the new one
                 if box_iou(qb, box) >= 0.3 or self._inside(qb, box):
                     return q.astype(np.float64)
