@@ -79,3 +79,34 @@ def test_a_card_of_a_trick_gathered_unseen_must_look_as_placed_to_be_seen_again(
     assert rest is not None
     new = tr.place(rest, {"kind": "play", "card": "HA", "seat": "S"})
     assert tr.placed == [new]
+
+
+def test_a_new_card_across_one_placed_changes_only_where_it_lies():
+    """A white card laid half across a placed one (its red pips and soft edge showing) on a brown
+    table: the patch that changed since the scene at rest is the new card, card-sized, where it
+    lies. The light's gain is measured on what a change of light can explain; taken from the
+    window's mean, which the white card lifts by a third, it lifted the pips and edge of the card
+    beneath past the change threshold, the patch grew past a card's size, and the new card was
+    read through an outline over both (a 480p glossy top)."""
+    import cv2
+
+    tr = StabilityTracker(CameraConfig.load())
+    before = np.zeros((600, 600, 3), np.uint8)
+    before[:] = (40, 55, 90)                                  # brown (BGR)
+    cv2.fillPoly(before, [card_quad(*CARD).astype(np.int32)], (235, 235, 235))
+    cv2.polylines(before, [card_quad(*CARD).astype(np.int32)], True, (120, 130, 150), 2)   # its soft edge
+    for dx in (-16, 16):
+        for dy in (-28, 0, 28):
+            cv2.circle(before, (int(CARD[0]) + dx, int(CARD[1]) + dy), 5, (30, 30, 170), -1)
+    new_at = (CARD[0] + 45.0, CARD[1] + 40.0)
+    now = before.copy()
+    cv2.fillPoly(now, [card_quad(*new_at).astype(np.int32)], (240, 240, 240))
+    cv2.circle(now, (int(new_at[0]), int(new_at[1])), 9, (30, 30, 170), -1)
+    tr.update(before, 0.0, 0)
+    tr.rest_scene = before.copy()
+    both = quad_box(np.vstack([card_quad(*CARD), card_quad(*new_at)]))
+    quad, _ = tr._changed_card(now, both)
+    assert quad is not None
+    assert np.abs(quad.mean(0) - new_at).max() < 4
+    sides = np.linalg.norm(quad - np.roll(quad, 1, axis=0), axis=1)
+    assert np.abs(np.sort(sides) - [63, 63, 88, 88]).max() < 3

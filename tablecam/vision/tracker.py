@@ -184,6 +184,26 @@ def _grey_patch(grey: np.ndarray, quad: np.ndarray) -> np.ndarray:
                                borderMode=cv2.BORDER_REPLICATE).astype(np.float32)
 
 
+def light_gain(now: np.ndarray, then: np.ndarray) -> float:
+    """The gain of the light between the scene at rest (``then``) and ``now``: the median brightness
+    ratio over the pixels whose ratio a change of light can make (0.6 to 1.6); 1.0 when too few are.
+
+    Why the median over those, not the ratio of the means: the new card is what changed, and a white
+    card over dark cloth doubles the window's mean. Taken for light, that gain lifted the cloth and
+    the card beneath past the change threshold, and the new card's patch grew past a card's size.
+
+    >>> then = np.full((10, 10, 3), 60, np.int16); now = (then * 1.2).astype(np.int16)
+    >>> now[:, :6] = 230                          # a white card over most of the window
+    >>> round(light_gain(now, then), 2), light_gain(then, then)
+    (1.2, 1.0)
+    """
+    a = now.astype(np.float32).mean(axis=-1) if now.ndim == 3 else now.astype(np.float32)
+    b = then.astype(np.float32).mean(axis=-1) if then.ndim == 3 else then.astype(np.float32)
+    ratio = (a + 1.0) / (b + 1.0)
+    light = ratio[(ratio > 0.6) & (ratio < 1.6)]
+    return float(np.median(light)) if light.size >= 0.2 * ratio.size else 1.0
+
+
 def looks_alike(a: np.ndarray, b: np.ndarray) -> float:
     """Normalised correlation of two grey patches (1: same picture; a flat patch against a card: 0).
 
@@ -397,8 +417,8 @@ class StabilityTracker:
         cur = view[y1:y2, x1:x2].astype(np.int16)
         old = self.rest_scene[y1:y2, x1:x2].astype(np.int16)
         # a change of light is a gain on every pixel: take it out before comparing
-        gain = (float(cur.mean()) + 1.0) / (float(old.mean()) + 1.0)
-        if 0.6 < gain < 1.6 and abs(gain - 1.0) > 0.05:
+        gain = light_gain(cur, old)
+        if abs(gain - 1.0) > 0.05:
             old = np.clip(old * gain, 0, 255).astype(np.int16)
         diff = np.abs(cur - old).max(axis=2)
         mask = (diff > self.cfg.stability.changed).astype(np.uint8)
