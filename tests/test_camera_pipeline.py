@@ -605,3 +605,20 @@ def test_a_trick_gathered_unseen_leaves_its_cards_marked_gathered():
     assert [_key(e) for e in out][-1] == ("play", "S", "C5")
     old = [p for p in pipe.tracker.placed if p.info.get("card") in ("H9", "H6", "H8", "H4")]
     assert len(old) == 4 and all(p.info.get("gathered") for p in old)
+
+
+def test_a_card_surely_played_in_an_earlier_trick_is_not_played_again():
+    """Whist, cards seen at 0.7 px/mm. The first trick's cards are read surely, then gathered. In
+    the next trick South's card reads as the six of hearts, unsure, the six of diamonds next: the
+    six of hearts lies in the first trick, so the play is the six of diamonds, still unsure, and
+    the six of hearts is no candidate."""
+    pipe = _whist_reading([("H6", 0.97, {}), ("H8", 0.97, {}), ("H4", 0.97, {}), ("H9", 0.97, {}),
+                           ("H6", 0.5, {"D6": 0.3, "C6": 0.1})], px_per_mm=0.7)
+    places = [(300, 380), (220, 300), (300, 220), (380, 300), (300, 380)]            # S W N E, S leads
+    out = _events(pipe, places, gone_after=4)
+    assert [_key(e) for e in out] == [("play", "S", "H6"), ("play", "W", "H8"), ("play", "N", "H4"),
+                                      ("play", "E", "H9"), ("trick_turned", ("H6", "H8", "H4", "H9")),
+                                      ("play", "S", "D6")]
+    last = out[-1]
+    assert last["uncertain"] and [c["card"] for c in last["candidates"]] == ["D6", "C6"]
+

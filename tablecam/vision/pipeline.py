@@ -148,6 +148,7 @@ class CameraPipeline(BidCardPlace):
         self.trick: list[dict[str, Any]] = []        # plays of the current trick: seat, card, placed id, gone
         self.tricks_turned = 0
         self.exposed: set[str] = set()
+        self.played: set[str] = set()                 # cards surely read in this board's earlier tricks
         self.pack_colours = PackColours()             # each suit's ink colour, learnt from sure reads
         self._view_maps: tuple[np.ndarray, np.ndarray, int] | None = None
         self._cal_tries = 0
@@ -387,6 +388,7 @@ class CameraPipeline(BidCardPlace):
         if getattr(event, "type", None) == "board":
             self.trick.clear()
             self.exposed.clear()
+            self.played.clear()
             g = event.get("game")
             if g:
                 self.game = g
@@ -505,6 +507,9 @@ class CameraPipeline(BidCardPlace):
         taken = {str(p["card"]) for p in self.trick if p["seat"] != seat}
         if taken and any(c not in taken for c in faces):
             faces = {c: v for c, v in faces.items() if c not in taken}
+        # a card surely read in an earlier trick of this board is in a quitted trick, not in a hand
+        if self.played and any(c not in self.played for c in faces):
+            faces = {c: v for c, v in faces.items() if c not in self.played}
         if seat is not None and self.hands is not None and self.hands.known:
             held = {c: v for c, v in faces.items() if self.hands.can_hold(seat, parse_card(c))}
             total = sum(held.values())
@@ -682,14 +687,14 @@ class CameraPipeline(BidCardPlace):
         One of its candidates already lies there (exposed, or this seat's card to the trick), at least
         half as likely as the likeliest: it is that card seen again, not a second card (a card far
         less likely is not: a 480p jack read 0.34, its whole face 0.96, was the exposed three at
-        0.07).  It is another seat's card to this trick: that is the card beneath, and the read is
-        the next likeliest candidate, still unsure."""
+        0.07).  It is another seat's card to this trick (the card beneath), or a card surely read
+        in an earlier trick of the board: the read is the next likeliest candidate, still unsure."""
         known = self.exposed | {str(p["card"]) for p in self.trick if p["seat"] == seat}
         cands = self._candidates(r, seat)
         seen = [c for c, v in cands if c in known and v >= max(0.05, cands[0][1] / 2)]
         if seen:
             return parse_card(seen[0]), max(conf, self.cfg.uncertain_below), False
-        if any(p["seat"] != seat and p["card"] == card for p in self.trick):
+        if any(p["seat"] != seat and p["card"] == card for p in self.trick) or str(card) in self.played:
             if cands and cands[0][0] != str(card):
                 return parse_card(cands[0][0]), cands[0][1], True
         return card, conf, uncertain
@@ -704,6 +709,12 @@ class CameraPipeline(BidCardPlace):
             p = None if t["gone"] else self._placed(t["id"])
             if p is not None:
                 p.info["gathered"] = True
+        self._quitted()
+
+    def _quitted(self) -> None:
+        """The trick is over: its cards read surely join the board's played cards (:meth:`_candidates`
+        leaves them out of an unsure read: a card played once is not played again in the board)."""
+        self.played.update(str(t["card"]) for t in self.trick if not t.get("unsure"))
         self.trick.clear()
 
     def _turned(self, frame: Frame) -> list[Event]:
@@ -713,9 +724,10 @@ class CameraPipeline(BidCardPlace):
         ev = self._event("trick_turned", frame, cards=[p["card"] for p in self.trick],
                          seats=[p["seat"] for p in self.trick], trick=self.tricks_turned,
                          conf=round(float(min(p["conf"] for p in self.trick)), 3))
-        self.trick.clear()
+        self._quitted()
         if self.tricks_turned % 13 == 0:
             self.bidding.reopen()                                # the board is over: the next auction
+            self.played.clear()
         return [ev]
 
     def _on_gone(self, gone: Gone, frame: Frame) -> list[Event]:
