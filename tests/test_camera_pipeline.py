@@ -622,3 +622,13 @@ def test_a_card_surely_played_in_an_earlier_trick_is_not_played_again():
     last = out[-1]
     assert last["uncertain"] and [c["card"] for c in last["candidates"]] == ["D6", "C6"]
 
+
+
+def test_vira_remembers_no_card_played_the_camera_cannot_tell_the_board_over():
+    """Vira's boards are shorter than the pack (cards bought and discarded): with the camera alone
+    nothing says a board is over, so a card surely played earlier stays a candidate."""
+    pipe = _whist_reading([("H6", 0.97, {}), ("H8", 0.97, {}), ("H4", 0.97, {}), ("H9", 0.97, {}),
+                           ("H6", 0.5, {"D6": 0.3, "C6": 0.1})], px_per_mm=0.7)
+    pipe.game = "vira"
+    out = _events(pipe, [(300, 380), (220, 300), (300, 220), (380, 300), (300, 380)], gone_after=4)
+    assert _key(out[-1]) == ("play", "S", "H6") and pipe.played == set()

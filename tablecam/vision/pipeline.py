@@ -70,6 +70,11 @@ FOLLOW_SUIT = ("bridge", "vira", "whist")
 JOKER_GAMES = ("whist", "pidro")
 """Games whose pack holds jokers; elsewhere a joker read is a face that could not be read."""
 
+WHOLE_PACK_GAMES = ("bridge", "whist")
+"""Games whose board plays the whole pack, 13 tricks: the camera alone knows when a board is over,
+so the cards surely played in it are remembered (no card is played twice in a board). In Vira
+and Pidro (shorter boards, cards bought and discarded) they are not."""
+
 CANDIDATES = 3
 """Cards listed in an uncertain event (``candidates``), likeliest first."""
 
@@ -714,7 +719,8 @@ class CameraPipeline(BidCardPlace):
     def _quitted(self) -> None:
         """The trick is over: its cards read surely join the board's played cards (:meth:`_candidates`
         leaves them out of an unsure read: a card played once is not played again in the board)."""
-        self.played.update(str(t["card"]) for t in self.trick if not t.get("unsure"))
+        if self.game in WHOLE_PACK_GAMES:
+            self.played.update(str(t["card"]) for t in self.trick if not t.get("unsure"))
         self.trick.clear()
 
     def _turned(self, frame: Frame) -> list[Event]:
