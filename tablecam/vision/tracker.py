@@ -184,17 +184,19 @@ def _grey_patch(grey: np.ndarray, quad: np.ndarray) -> np.ndarray:
                                borderMode=cv2.BORDER_REPLICATE).astype(np.float32)
 
 
-def light_gain(now: np.ndarray, then: np.ndarray) -> float:
+def scene_gain(now: np.ndarray, then: np.ndarray) -> float:
     """The gain of the light between the scene at rest (``then``) and ``now``: the median brightness
     ratio over the pixels whose ratio a change of light can make (0.6 to 1.6); 1.0 when too few are.
 
     Why the median over those, not the ratio of the means: the new card is what changed, and a white
-    card over dark cloth doubles the window's mean. Taken for light, that gain lifted the cloth and
-    the card beneath past the change threshold, and the new card's patch grew past a card's size.
+    card over dark cloth lifts the window's mean by a third. Taken for light, that gain lifted the
+    pips and edge of the card beneath past the change threshold, and the new card's patch grew past
+    a card's size (:func:`~tablecam.vision.bidding.light_gain` measures a bidding zone's light on
+    what did not change; here what changed is not known yet).
 
     >>> then = np.full((10, 10, 3), 60, np.int16); now = (then * 1.2).astype(np.int16)
     >>> now[:, :6] = 230                          # a white card over most of the window
-    >>> round(light_gain(now, then), 2), light_gain(then, then)
+    >>> round(scene_gain(now, then), 2), scene_gain(then, then)
     (1.2, 1.0)
     """
     a = now.astype(np.float32).mean(axis=-1) if now.ndim == 3 else now.astype(np.float32)
@@ -417,7 +419,7 @@ class StabilityTracker:
         cur = view[y1:y2, x1:x2].astype(np.int16)
         old = self.rest_scene[y1:y2, x1:x2].astype(np.int16)
         # a change of light is a gain on every pixel: take it out before comparing
-        gain = light_gain(cur, old)
+        gain = scene_gain(cur, old)
         if abs(gain - 1.0) > 0.05:
             old = np.clip(old * gain, 0, 255).astype(np.int16)
         diff = np.abs(cur - old).max(axis=2)
