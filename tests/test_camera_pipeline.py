@@ -607,15 +607,21 @@ def test_a_trick_gathered_unseen_leaves_its_cards_marked_gathered():
     assert len(old) == 4 and all(p.info.get("gathered") for p in old)
 
 
-def test_a_card_surely_played_in_an_earlier_trick_is_not_played_again():
-    """Whist, cards seen at 0.7 px/mm. The first trick's cards are read surely, then gathered. In
-    the next trick South's card reads as the six of hearts, unsure, the six of diamonds next: the
-    six of hearts lies in the first trick, so the play is the six of diamonds, still unsure, and
-    the six of hearts is no candidate."""
+def _six_of_hearts_again(game: str):
+    """A pipeline of ``game`` at 0.7 px/mm and its events: a first trick read surely (South's six
+    of hearts among it) and gathered, then South's next card read as the six of hearts, unsure,
+    the six of diamonds next."""
     pipe = _whist_reading([("H6", 0.97, {}), ("H8", 0.97, {}), ("H4", 0.97, {}), ("H9", 0.97, {}),
                            ("H6", 0.5, {"D6": 0.3, "C6": 0.1})], px_per_mm=0.7)
+    pipe.game = game
     places = [(300, 380), (220, 300), (300, 220), (380, 300), (300, 380)]            # S W N E, S leads
-    out = _events(pipe, places, gone_after=4)
+    return pipe, _events(pipe, places, gone_after=4)
+
+
+def test_a_card_surely_played_in_an_earlier_trick_is_not_played_again():
+    """Whist. The six of hearts lies in the first trick, so South's next card read as it, unsure,
+    is the six of diamonds, still unsure, and the six of hearts is no candidate."""
+    pipe, out = _six_of_hearts_again("whist")
     assert [_key(e) for e in out] == [("play", "S", "H6"), ("play", "W", "H8"), ("play", "N", "H4"),
                                       ("play", "E", "H9"), ("trick_turned", ("H6", "H8", "H4", "H9")),
                                       ("play", "S", "D6")]
@@ -623,12 +629,8 @@ def test_a_card_surely_played_in_an_earlier_trick_is_not_played_again():
     assert last["uncertain"] and [c["card"] for c in last["candidates"]] == ["D6", "C6"]
 
 
-
 def test_vira_remembers_no_card_played_the_camera_cannot_tell_the_board_over():
     """Vira's boards are shorter than the pack (cards bought and discarded): with the camera alone
     nothing says a board is over, so a card surely played earlier stays a candidate."""
-    pipe = _whist_reading([("H6", 0.97, {}), ("H8", 0.97, {}), ("H4", 0.97, {}), ("H9", 0.97, {}),
-                           ("H6", 0.5, {"D6": 0.3, "C6": 0.1})], px_per_mm=0.7)
-    pipe.game = "vira"
-    out = _events(pipe, [(300, 380), (220, 300), (300, 220), (380, 300), (300, 380)], gone_after=4)
+    pipe, out = _six_of_hearts_again("vira")
     assert _key(out[-1]) == ("play", "S", "H6") and pipe.played == set()

@@ -89,6 +89,16 @@ SURE_CARD = 0.6
 """A localiser score from which a box is surely a card, even when its face cannot be read."""
 
 
+def _without(faces: dict[str, float], cards: set[str]) -> dict[str, float]:
+    """``faces`` less ``cards``, unless that would leave none.
+
+    >>> _without({"H6": 0.5, "D6": 0.3}, {"H6"}), _without({"H6": 0.5}, {"H6"})
+    ({'D6': 0.3}, {'H6': 0.5})
+    """
+    rest = {c: v for c, v in faces.items() if c not in cards}
+    return rest or faces
+
+
 def _grow(q: np.ndarray, mm: float) -> np.ndarray:
     """Move each corner ``mm`` further from the centre (along the diagonal)."""
     c = q.mean(0)
@@ -509,12 +519,9 @@ class CameraPipeline(BidCardPlace):
             faces[str(card)] = float(v)
         # another seat's card to this trick lies on the table already: an unsure read of it here is
         # the card beneath seen through a pile, not this seat's card (one card is never two)
-        taken = {str(p["card"]) for p in self.trick if p["seat"] != seat}
-        if taken and any(c not in taken for c in faces):
-            faces = {c: v for c, v in faces.items() if c not in taken}
+        faces = _without(faces, {str(p["card"]) for p in self.trick if p["seat"] != seat})
         # a card surely read in an earlier trick of this board is in a quitted trick, not in a hand
-        if self.played and any(c not in self.played for c in faces):
-            faces = {c: v for c, v in faces.items() if c not in self.played}
+        faces = _without(faces, self.played)
         if seat is not None and self.hands is not None and self.hands.known:
             held = {c: v for c, v in faces.items() if self.hands.can_hold(seat, parse_card(c))}
             total = sum(held.values())

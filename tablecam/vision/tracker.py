@@ -199,9 +199,7 @@ def scene_gain(now: np.ndarray, then: np.ndarray) -> float:
     >>> round(scene_gain(now, then), 2), scene_gain(then, then)
     (1.2, 1.0)
     """
-    a = now.astype(np.float32).mean(axis=-1) if now.ndim == 3 else now.astype(np.float32)
-    b = then.astype(np.float32).mean(axis=-1) if then.ndim == 3 else then.astype(np.float32)
-    ratio = (a + 1.0) / (b + 1.0)
+    ratio = (now.astype(np.float32).mean(axis=2) + 1.0) / (then.astype(np.float32).mean(axis=2) + 1.0)
     light = ratio[(ratio > 0.6) & (ratio < 1.6)]
     return float(np.median(light)) if light.size >= 0.2 * ratio.size else 1.0
 
