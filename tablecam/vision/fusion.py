@@ -88,6 +88,16 @@ def weigh_cards(probs: Mapping[str, float], favoured: Callable[[str], bool], wei
     return {c: v / total for c, v in out.items()} if total > 0 else dict(probs)
 
 
+def without(faces: dict[str, float], cards: set[str]) -> dict[str, float]:
+    """``faces`` less ``cards`` (cards the table shows cannot be this one), unless that leaves none.
+
+    >>> without({"H6": 0.5, "D6": 0.3}, {"H6"}), without({"H6": 0.5}, {"H6"})
+    ({'D6': 0.3}, {'H6': 0.5})
+    """
+    rest = {c: v for c, v in faces.items() if c not in cards}
+    return rest or faces
+
+
 class HandBook:
     """Each seat's cards as dealt by the shoe, less those already played."""
 

@@ -52,7 +52,7 @@ from .bid_place import BidCardPlace
 from .bidding import BiddingWatcher
 from .calibrate import Calibration, Lens, lens_if_bent
 from .camera import Frame
-from .fusion import HandBook, probs_dict
+from .fusion import HandBook, probs_dict, without
 from .ink_colour import PackColours, coloured
 from .whole_card import BELOW_PX_PER_MM, agreed, default_reader, named_by_whole, whole_of, with_whole_card
 from .tracker import (LIES_OVER, Gone, Placed, Rest, StabilityTracker, box_cover, card_shaped, gathered_over,
@@ -87,16 +87,6 @@ place meanwhile (the opening lead, a table without bidding boxes) shows it was n
 
 SURE_CARD = 0.6
 """A localiser score from which a box is surely a card, even when its face cannot be read."""
-
-
-def _without(faces: dict[str, float], cards: set[str]) -> dict[str, float]:
-    """``faces`` less ``cards``, unless that would leave none.
-
-    >>> _without({"H6": 0.5, "D6": 0.3}, {"H6"}), _without({"H6": 0.5}, {"H6"})
-    ({'D6': 0.3}, {'H6': 0.5})
-    """
-    rest = {c: v for c, v in faces.items() if c not in cards}
-    return rest or faces
 
 
 def _grow(q: np.ndarray, mm: float) -> np.ndarray:
@@ -519,9 +509,9 @@ class CameraPipeline(BidCardPlace):
             faces[str(card)] = float(v)
         # another seat's card to this trick lies on the table already: an unsure read of it here is
         # the card beneath seen through a pile, not this seat's card (one card is never two)
-        faces = _without(faces, {str(p["card"]) for p in self.trick if p["seat"] != seat})
+        faces = without(faces, {str(p["card"]) for p in self.trick if p["seat"] != seat})
         # a card surely read in an earlier trick of this board is in a quitted trick, not in a hand
-        faces = _without(faces, self.played)
+        faces = without(faces, self.played)
         if seat is not None and self.hands is not None and self.hands.known:
             held = {c: v for c, v in faces.items() if self.hands.can_hold(seat, parse_card(c))}
             total = sum(held.values())
