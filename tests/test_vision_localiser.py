@@ -481,3 +481,26 @@ def test_outline_ceiling_reads_cards_through_their_true_outline():
     bare = np.array([[5, 5], [60, 5], [60, 90], [5, 90]], np.float32)  # a corner of the table, no card near
     assert all(c.quad.min(axis=0)[0] > 100 for c in sc.cards)
     assert det.read_quad(sc.image, bare)[2] is False
+
+
+@needs_photos
+def test_an_edje_label_the_photo_contradicts_is_read_as_the_photo_shows():
+    """IMG_2396's one card is labelled ``nine``; the photo shows the ten of
+    diamonds, so the bench counts a read of a ten as right."""
+    from tablecam.training.evaluate import read_voc
+
+    assert [r for r, _ in read_voc(EDJE / "train" / "IMG_2396.xml")] == ["T"]
+    assert [r for r, _ in read_voc(EDJE / "test" / "IMG_2591.xml")] == ["A", "A", "9", "K"]  # untouched
+
+
+def test_a_back_read_of_a_face_down_card_in_an_edje_photo_is_not_a_false_card():
+    """IMG_2533's pile of another game's cards lies face down: a ``back``
+    there is true, a card named there is not."""
+    from types import SimpleNamespace as D
+
+    from tablecam.training.evaluate import _face_down
+
+    assert _face_down(D(card="back", box=(30, 231, 171, 403)), "IMG_2533.JPG", [])
+    assert not _face_down(D(card="HQ", box=(30, 231, 171, 403)), "IMG_2533.JPG", [])
+    assert not _face_down(D(card="back", box=(30, 231, 171, 403)), "IMG_2532.JPG", [])
+    assert not _face_down(D(card="back", box=(200, 231, 341, 403)), "IMG_2533.JPG", [])

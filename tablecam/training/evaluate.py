@@ -38,6 +38,22 @@ from ..vision.proposals import box_iou as _iou
 RANK_WORDS = {"nine": "9", "ten": "T", "jack": "J", "queen": "Q", "king": "K", "ace": "A"}
 REAL_PHOTOS = Path(__file__).resolve().parents[3] / "shared" / "data" / "real-photos" / "edje"
 
+# Labels of the edje set that the photo itself contradicts, by (file name,
+# the label's xmin, ymin): the rank word the card shows.  ``IMG_2396``'s one
+# card is labelled ``nine``; it is the ten of diamonds (a "10" index in both
+# corners, ten pips in rows of 4, 2, 4).  Each entry names what the photo
+# shows, so a wrong label does not count a right read as a misread.
+LABEL_FIXES: dict[tuple[str, int, int], str] = {
+    ("IMG_2396.JPG", 126, 172): "ten",
+}
+# Face-down cards in edje photos, boxed by eye: the labels name face-up
+# cards only, so a ``back`` read of one of these is neither required nor
+# false (as ``allowed`` in the identity-labelled sets).  ``IMG_2533``: a
+# pile of another game's cards (Apples to Apples), its top card face down.
+FACE_DOWN: dict[str, list[tuple[float, float, float, float]]] = {
+    "IMG_2533.JPG": [(29, 232, 173, 393)],
+}
+
 
 def _covers(det, gt) -> float:
     """Fraction of the ground-truth box inside the detection's box."""
@@ -75,12 +91,15 @@ def wilson(k: int, n: int, z: float = 1.96) -> tuple[float, float]:
 
 
 def read_voc(xml_path: str | Path) -> list[tuple[str, tuple[float, float, float, float]]]:
-    """(rank letter, box) for each labelled card in a Pascal VOC file."""
+    """(rank letter, box) for each labelled card in a Pascal VOC file, with
+    the corrections of :data:`LABEL_FIXES`."""
     root = ET.parse(xml_path).getroot()
     out = []
     for o in root.findall("object"):
         b = tuple(float(o.find("bndbox/" + k).text) for k in ("xmin", "ymin", "xmax", "ymax"))
-        out.append((RANK_WORDS[o.find("name").text.strip().lower()], b))
+        word = o.find("name").text.strip().lower()
+        word = LABEL_FIXES.get((Path(xml_path).with_suffix(".JPG").name, int(b[0]), int(b[1])), word)
+        out.append((RANK_WORDS[word], b))
     return out
 
 
@@ -138,6 +157,14 @@ def match(dets: list, gts: list[tuple[str, tuple]], key=lambda d: d.card[1:] if 
     return len(res), read, len(gts), len(dets), res
 
 
+def _face_down(det, fname: str, gts: list[tuple[str, tuple]]) -> bool:
+    """Whether ``det`` is a ``back`` read of a face-down card of
+    :data:`FACE_DOWN` that no label claims."""
+    if det.card != "back" or any(_pair_score(det.box, g) >= 0.5 for _, g in gts):
+        return False
+    return any(_pair_score(det.box, b) >= 0.5 for b in FACE_DOWN.get(fname, []))
+
+
 def eval_real_photos(split: str = "test", detector=None, root: Path | None = None, verbose: bool = False,
                      names: list[str] | None = None) -> dict:
     """Rank accuracy and recall of whole cards on one split of the edje
@@ -162,6 +189,7 @@ def eval_real_photos(split: str = "test", detector=None, root: Path | None = Non
         t = time.perf_counter()
         dets = det.detect(img)
         tot["seconds"] += time.perf_counter() - t
+        dets = [d for d in dets if not _face_down(d, os.path.basename(f), gts)]
         found, read, n_gt, n_det, pairs = match(dets, gts)
         g_found, g_read = match(dets, gts, pairing="greedy")[:2]
         tot["found_greedy"] += g_found
