@@ -153,3 +153,20 @@ def test_a_rendered_back_at_an_angle_whole_in_the_picture_is_still_a_back():
         img[mask > 0] = warped[mask > 0]
     img = cv2.resize(img, None, fx=0.8, fy=0.8, interpolation=cv2.INTER_AREA)
     assert sorted(d.card for d in load_detector().detect(img)) == ["SA", "back"]
+
+
+EDJE_TRAIN = MODELS_DIR.parents[2].parent / "shared" / "data" / "real-photos" / "edje" / "train"
+
+
+@pytest.mark.skipif(not (CHECK.exists() and (EDJE_TRAIN / "IMG_2528.JPG").exists()),
+                    reason="no shipped back check or no edje photos")
+def test_a_picture_postcard_longer_than_the_card_beside_it_is_no_back():
+    """edje ``IMG_2528``: a nine of diamonds on carpet and a picture
+    postcard 1.35 times its length, which the corners and the back check
+    read as a back (0.94).  A pack's backs are the size of its faces:
+    only the nine is reported."""
+    from tablecam.vision.detector import CardDetector, load_detector
+
+    img = cv2.imread(str(EDJE_TRAIN / "IMG_2528.JPG"))
+    assert [d.card for d in load_detector().detect(img)] == ["D9"]
+    assert sorted(d.card for d in CardDetector(None, back_size=None).detect(img)) == ["D9", "back"]

@@ -74,6 +74,8 @@ KNOBS: list[tuple[str, str, type, str, str]] = [
      "is decided again by the suit at the other end of the top edge (side_index.with_side_suits)"),
     ("--hidden-seen", "hidden_seen", float, "0.4", "of two face cards each hiding the other's index corners "
      "(each shows less than this of one outside the other) the less sure is dropped (occlusion.drop_hidden; 0: off)"),
+    ("--back-size", "back_size", float, "1.25", "a back more than this many times as long as the nearest "
+     "face card read is not reported (backs.outsized; 0: off)"),
     ("--index-rounds", "index_rounds", int, "2", "rounds of the index step, each with the cards found so far "
      "(a round finding nothing ends them)"),
     ("--best-assignment", "best_assignment", bool, "1",
@@ -95,6 +97,8 @@ def main() -> int:
                     help="the classifier (ONNX) that reads index windows (default: the model directory's)")
     ap.add_argument("--back-share", type=float, default=0.1,
                     help="share of the rendered cards lying face down (0.1, the renderer's; more to test the back check)")
+    ap.add_argument("--one-size", action="store_true",
+                    help="each scene's cards one size, as one pack's are (drawn per scene in the usual 110-200 px)")
     ap.add_argument("--back-check-path", default=None, help="the back check (ONNX; default: the model directory's)")
     ap.add_argument("--imgsz", default="320+480", help="localiser input sizes (long side) to try; 320+480 runs both")
     for option, _, _, default, what in KNOBS:
@@ -123,18 +127,28 @@ def main() -> int:
                               "errors": len(wrong), "errors_not_joker": no_jk}), flush=True)
         return 0
     _, val = split_real_train()
+
+    def pack(rng) -> dict:
+        """render_scene's card size: each group its own, or with --one-size one size a scene."""
+        if not args.one_size:
+            return {}
+        px = float(rng.uniform(110, 200))
+        return {"card_px": (px, px * 1.03)}
+
     rng = np.random.default_rng(99)
     decks = training_decks()
-    scenes = [render_scene(rng, decks, size=(1280, 720), back_share=args.back_share) for _ in range(args.scenes)]
+    scenes = [render_scene(rng, decks, size=(1280, 720), back_share=args.back_share, **pack(rng))
+              for _ in range(args.scenes)]
     rng = np.random.default_rng(98)
     apart = [render_scene(rng, decks, size=(1280, 720), overlap=False, fingers=False,
-                           back_share=args.back_share) for _ in range(args.apart)]
+                           back_share=args.back_share, **pack(rng)) for _ in range(args.apart)]
     if args.unseen:
         from tablecam.training.designs import validation_designs
 
         rng = np.random.default_rng(97)
         designs = validation_designs()
-        unseen = [render_scene(rng, designs, size=(1280, 720), back_share=args.back_share) for _ in range(args.unseen)]
+        unseen = [render_scene(rng, designs, size=(1280, 720), back_share=args.back_share, **pack(rng))
+                  for _ in range(args.unseen)]
 
     def score(det, sets) -> tuple[float, float, str]:
         """Recall, precision and the visible face-down cards found ("found/visible")."""

@@ -82,6 +82,52 @@ def cut_by_edge(quad: np.ndarray, width: int, height: int, share: float) -> bool
     return bool(out > share * short)
 
 
+def long_side(quad: np.ndarray) -> float:
+    """The mean length of a quad's two longer sides, in pixels.
+
+    >>> long_side(np.array([[0, 0], [60, 0], [60, 90], [0, 90]], np.float32))
+    90.0
+    """
+    q = np.asarray(quad, np.float64).reshape(4, 2)
+    sides = sorted(float(np.hypot(*(q[(i + 1) % 4] - q[i]))) for i in range(4))
+    return (sides[2] + sides[3]) / 2
+
+
+def outsized(back: np.ndarray, faces: list[np.ndarray], ratio: float, reach: float = 3.0) -> bool:
+    """Whether the back ``back`` is more than ``ratio`` times as long as the
+    face card nearest it (of ``faces``, quads; only those whose centre lies
+    within ``reach`` of their own lengths): a pack's backs are the size of
+    its faces, so a longer thing read as a back is something else of that
+    pattern (a postcard, a flyer, a menu).  Near cards only, because a
+    camera looking down at a slant shows the far cards smaller.  A back
+    whose quad overlaps a face card is not judged so: a quad fitted round
+    a fan or a pile holds its neighbours too, and the back in it is real.
+
+    >>> card = np.array([[0, 0], [60, 0], [60, 90], [0, 90]], np.float32)
+    >>> outsized(card * 1.4 + [100, 0], [card], 1.25), outsized(card * 1.1 + [100, 0], [card], 1.25)
+    (True, False)
+    >>> outsized(card * 1.4 + [1000, 0], [card], 1.25), outsized(card * 1.4, [], 1.25)
+    (False, False)
+    >>> outsized(card * 1.4 + [30, 0], [card], 1.25)  # round a pile with the face card
+    False
+    """
+    import cv2
+
+    b = np.asarray(back, np.float64).reshape(4, 2)
+    near = []
+    for f in faces:
+        q = np.asarray(f, np.float64).reshape(4, 2)
+        length = long_side(q)
+        gap = float(np.hypot(*(b.mean(0) - q.mean(0))))
+        if length <= 0 or gap > reach * length:
+            continue
+        shared, _ = cv2.intersectConvexConvex(b.astype(np.float32), q.astype(np.float32))
+        if shared > 0.05 * cv2.contourArea(q.astype(np.float32)):
+            return False
+        near.append((gap, length))
+    return bool(near) and long_side(b) > ratio * min(near)[1]
+
+
 def with_back_share(p: np.ndarray, back: int, share: float) -> np.ndarray:
     """A read ``p`` whose class ``back`` takes the back check's ``share``,
     the other classes scaled to make room (so the detector's floors for a

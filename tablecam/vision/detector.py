@@ -183,14 +183,23 @@ class CardDetector(BoxReads, LeftBoxes, IndexReads):
     def _whole_backs(self, dets: list[Detection], shape: tuple[int, ...]) -> list[Detection]:
         """``dets`` without the backs cut by the picture's edge
         (:func:`~tablecam.vision.backs.cut_by_edge`, ``back_in_picture``):
-        a back is told by its whole pattern alone."""
-        share = self.settings.back_in_picture
-        if share is None:
-            return dets
-        from .backs import cut_by_edge
+        a back is told by its whole pattern alone; nor the backs longer
+        than the face cards beside them (:func:`~tablecam.vision.backs.outsized`,
+        ``back_size``): a pack's backs are the size of its faces."""
+        from .backs import cut_by_edge, outsized
 
+        share, ratio = self.settings.back_in_picture, self.settings.back_size
         h, w = shape[:2]
-        return [d for d in dets if d.card != "back" or d.quad is None or not cut_by_edge(d.quad, w, h, share)]
+        faces = [d.quad for d in dets if d.card != "back" and d.quad is not None]
+
+        def kept(d: Detection) -> bool:
+            if d.card != "back" or d.quad is None:
+                return True
+            if share is not None and cut_by_edge(d.quad, w, h, share):
+                return False
+            return not ratio or not outsized(d.quad, faces, ratio)
+
+        return [d for d in dets if kept(d)]
 
     def _read_ends(self, image_bgr: np.ndarray, dets: list[Detection]) -> list[int]:
         """Which index corner each card of ``dets`` was read from: 0 the

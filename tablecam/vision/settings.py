@@ -80,6 +80,7 @@ class DetectorSettings(BaseModel):
     back_check_path: Path | None = Field(None, description="the back check's ONNX (None: the model directory's back_check.onnx)")
     hidden_seen: float = Field(0.4, description="of two face cards each hiding the other's index corners (each shows less than this of one outside the other), or one a smaller card inside the other's outline, the less sure is dropped (occlusion.drop_hidden; 0: off)")
     back_in_picture: float | None = Field(0.05, description="a back reaching beyond the picture by more than this share of its short side is not reported (backs.cut_by_edge; None: off)")
+    back_size: float | None = Field(1.25, description="a back more than this many times as long as the nearest face card read in the picture is not reported (backs.outsized; None or 0: off)")
     side_suits: bool = Field(True, description="1: a final read split between two suits of one rank is decided again by the suit at the other end of the top edge (side_index.with_side_suits)")
     index_fit: bool = Field(True, description="1: each index window's card quads also laid on the image edges meeting near their corner")
     index_fit_shift: float = Field(0.25, description="how far the fitted corner's edges may lie from the window's, a share of its width")
