@@ -38,13 +38,13 @@ from ..vision.proposals import box_iou as _iou
 RANK_WORDS = {"nine": "9", "ten": "T", "jack": "J", "queen": "Q", "king": "K", "ace": "A"}
 REAL_PHOTOS = Path(__file__).resolve().parents[3] / "shared" / "data" / "real-photos" / "edje"
 
-# Labels of the edje set that the photo itself contradicts, by (file name,
-# the label's xmin, ymin): the rank word the card shows.  ``IMG_2396``'s one
+# Labels of the edje set that the photo itself contradicts, by (photo's
+# name without its suffix, the label's xmin, ymin): the rank word the card shows.  ``IMG_2396``'s one
 # card is labelled ``nine``; it is the ten of diamonds (a "10" index in both
 # corners, ten pips in rows of 4, 2, 4).  Each entry names what the photo
 # shows, so a wrong label does not count a right read as a misread.
 LABEL_FIXES: dict[tuple[str, int, int], str] = {
-    ("IMG_2396.JPG", 126, 172): "ten",
+    ("IMG_2396", 126, 172): "ten",
 }
 # Face-down cards in edje photos, boxed by eye: the labels name face-up
 # cards only, so a ``back`` read of one of these is neither required nor
@@ -98,7 +98,7 @@ def read_voc(xml_path: str | Path) -> list[tuple[str, tuple[float, float, float,
     for o in root.findall("object"):
         b = tuple(float(o.find("bndbox/" + k).text) for k in ("xmin", "ymin", "xmax", "ymax"))
         word = o.find("name").text.strip().lower()
-        word = LABEL_FIXES.get((Path(xml_path).with_suffix(".JPG").name, int(b[0]), int(b[1])), word)
+        word = LABEL_FIXES.get((Path(xml_path).stem, int(b[0]), int(b[1])), word)
         out.append((RANK_WORDS[word], b))
     return out
 
