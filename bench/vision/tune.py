@@ -76,6 +76,10 @@ KNOBS: list[tuple[str, str, type, str, str]] = [
      "(each shows less than this of one outside the other) the less sure is dropped (occlusion.drop_hidden; 0: off)"),
     ("--back-size", "back_size", float, "1.25", "a back more than this many times as long as the nearest "
      "face card read is not reported (backs.outsized; 0: off)"),
+    ("--box-itself", "box_itself", bool, "1", "1: each box is read through itself as a card's outline too "
+     "(proposals.box_card)"),
+    ("--size-at-place", "size_at_place", bool, "1", "1: a card found late is within width_share of the size the "
+     "cards found give at its place (detections._usual_size); 0: of the short side of all"),
     ("--index-rounds", "index_rounds", int, "2", "rounds of the index step, each with the cards found so far "
      "(a round finding nothing ends them)"),
     ("--best-assignment", "best_assignment", bool, "1",

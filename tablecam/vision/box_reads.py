@@ -84,7 +84,7 @@ class BoxReads:
                    widest: float | None = None) -> tuple[list[np.ndarray], list[int]]:
         """The card quads each box is read through, and the box of each: its
         oriented quad (an oriented-box model's), the card rectangles
-        inscribed in it, the edge-turned, strip and local quads
+        inscribed in it, the box itself (``box_itself``), the edge-turned, strip and local quads
         (:meth:`_image_quads`), then the classical quads that fit it (box
         IoU 0.6); none wider than ``size_most`` times ``widest``, the
         widest card inscribed in a box the localiser scores ``SURE_BOX``
@@ -93,12 +93,13 @@ class BoxReads:
         as a back).  Why the widest sure card, not the usual one: in a
         window around one card, as the camera's second look reads it, the
         other boxes are slivers of its neighbours."""
-        from .proposals import box_quads
+        from .proposals import box_card, box_quads
 
         quads: list[np.ndarray] = []
         owner: list[int] = []
         for bi, (b, _, oq) in enumerate(props):
-            qs = ([oq] if oq is not None else []) + box_quads(b) + self._image_quads(image_bgr, b, oq)
+            itself = box_card(b) if self.settings.box_itself else []
+            qs = ([oq] if oq is not None else []) + box_quads(b) + itself + self._image_quads(image_bgr, b, oq)
             quads += qs
             owner += [bi] * len(qs)
         boxes = [b for b, _, _ in props]

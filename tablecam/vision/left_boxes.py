@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .detections import Detection, _short_side, _usual_width
+from .detections import Detection, _card_size, _short_side, _usual_size, _usual_width
 from .proposals import box_iou as _iou
 
 
@@ -142,13 +142,14 @@ class LeftBoxes:
         ``back_iou``: a back's pattern reads as a back through any
         rectangle on it, so such a read is that back again), and its width
         is within ``size`` (default ``width_share``) of ``width``, the usual
-        card's.
+        card's (with ``size_at_place``, its size within ``size`` of the
+        size the cards ``placed`` give at its place, :func:`_usual_size`).
 
         >>> from tablecam.vision.detector import CardDetector
         >>> from tablecam.vision.proposals import card_quad
         >>> from tablecam.vision.settings import DetectorSettings
         >>> det = CardDetector.__new__(CardDetector)
-        >>> det.settings = DetectorSettings(fallback_iou=0.8, back_iou=0.45, width_share=0.25)
+        >>> det.settings = DetectorSettings(fallback_iou=0.8, back_iou=0.45, width_share=0.25, size_at_place=False)
         >>> found = [Detection("back", 0.99, (0, 0, 100, 140), card_quad((50.0, 70.0, 100.0, 0.0)))]
         >>> half_over = card_quad((50.0, 120.0, 100.0, 0.0))  # quad IoU 0.47 with the back found
         >>> det._new_card("back", half_over, set(), found, 100.0), det._new_card("S7", half_over, set(), found, 100.0)
@@ -163,4 +164,7 @@ class LeftBoxes:
         if card == "back" and any(d.card == "back" and quad_iou(q, d.quad) > self.settings.back_iou for d in placed):
             return False
         size = self.settings.width_share if size is None else size
+        if width and self.settings.size_at_place and placed:
+            usual = _usual_size(placed, q)
+            return not (usual and abs(_card_size(q) / usual - 1) > size)
         return not (width and abs(_short_side(q) / width - 1) > size)

@@ -73,6 +73,35 @@ def box_quads(box: tuple[float, float, float, float], aspect: float = CARD_ASPEC
     return out
 
 
+SLANT_ASPECT = 2.0
+"""The flattest a card looks: lying sideways under a camera 45 degrees from
+straight down (1.4 / cos 45 degrees)."""
+
+
+def box_card(box: tuple[float, float, float, float]) -> list[np.ndarray]:
+    """The box itself as a card's outline (upright or sideways, as the box
+    lies): how a card lying square to a slanted camera looks, shortened
+    along the line of sight, which no rectangle of a card's own shape
+    inscribed in the box (:func:`box_quads`) fits.  None for a box of a
+    card's own shape, which :func:`box_quads` gives already, nor for a box
+    flatter than a card lying sideways looks from 45 degrees
+    (``SLANT_ASPECT``): that is a part of a card, or two.
+
+    >>> [q.round(1).tolist() for q in box_card((0, 0, 120, 66))]
+    [[[120.0, 0.0], [120.0, 66.0], [0.0, 66.0], [0.0, 0.0]]]
+    >>> box_card((0, 0, 100, 140)), box_card((0, 0, 128, 304))
+    ([], [])
+    """
+    x1, y1, x2, y2 = box
+    w, h = x2 - x1, y2 - y1
+    if w <= 1 or h <= 1:
+        return []
+    aspect = max(w, h) / min(w, h)
+    if abs(aspect - CARD_ASPECT) < 0.05 or aspect > SLANT_ASPECT:
+        return []
+    return box_quads(box, aspect=aspect)[:1]
+
+
 def _card_at(a: float, t: float, aspect: float = CARD_ASPECT) -> np.ndarray:
     """Corners of a card ``a`` wide turned by ``t`` (radians), centred on 0."""
     base = np.array([[-a / 2, -aspect * a / 2], [a / 2, -aspect * a / 2],
