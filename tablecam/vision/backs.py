@@ -38,6 +38,7 @@ from pathlib import Path
 import numpy as np
 
 from .classify import _softmax, onnx_session
+from .detections import _long_side
 
 BACK_CLASSES = ["back", "face", "none"]
 VIEW_W, VIEW_H = 64, 88  # the whole card, small: the pattern, not the index, is what tells a back
@@ -82,17 +83,6 @@ def cut_by_edge(quad: np.ndarray, width: int, height: int, share: float) -> bool
     return bool(out > share * short)
 
 
-def long_side(quad: np.ndarray) -> float:
-    """The mean length of a quad's two longer sides, in pixels.
-
-    >>> long_side(np.array([[0, 0], [60, 0], [60, 90], [0, 90]], np.float32))
-    90.0
-    """
-    q = np.asarray(quad, np.float64).reshape(4, 2)
-    sides = sorted(float(np.hypot(*(q[(i + 1) % 4] - q[i]))) for i in range(4))
-    return (sides[2] + sides[3]) / 2
-
-
 def outsized(back: np.ndarray, faces: list[np.ndarray], ratio: float, reach: float = 3.0) -> bool:
     """Whether the back ``back`` is more than ``ratio`` times as long as the
     face card nearest it (of ``faces``, quads; only those whose centre lies
@@ -117,7 +107,7 @@ def outsized(back: np.ndarray, faces: list[np.ndarray], ratio: float, reach: flo
     near = []
     for f in faces:
         q = np.asarray(f, np.float64).reshape(4, 2)
-        length = long_side(q)
+        length = _long_side(q)
         gap = float(np.hypot(*(b.mean(0) - q.mean(0))))
         if length <= 0 or gap > reach * length:
             continue
@@ -125,7 +115,7 @@ def outsized(back: np.ndarray, faces: list[np.ndarray], ratio: float, reach: flo
         if shared > 0.05 * cv2.contourArea(q.astype(np.float32)):
             return False
         near.append((gap, length))
-    return bool(near) and long_side(b) > ratio * min(near)[1]
+    return bool(near) and _long_side(b) > ratio * min(near)[1]
 
 
 def with_back_share(p: np.ndarray, back: int, share: float) -> np.ndarray:

@@ -106,6 +106,17 @@ def _short_side(q: np.ndarray) -> float:
     return float(min(np.hypot(*(q[1] - q[0])), np.hypot(*(q[2] - q[1]))))
 
 
+def _long_side(quad: np.ndarray) -> float:
+    """The mean length of a quad's two longer sides, in pixels.
+
+    >>> _long_side(np.array([[0, 0], [60, 0], [60, 90], [0, 90]], np.float32))
+    90.0
+    """
+    q = np.asarray(quad, np.float64).reshape(4, 2)
+    sides = sorted(float(np.hypot(*(q[(i + 1) % 4] - q[i]))) for i in range(4))
+    return (sides[2] + sides[3]) / 2
+
+
 def _one_per_card(dets: list[Detection], nms_iou: float = 0.85, quads: bool = True,
                   back_iou: float = 0.5) -> list[Detection]:
     """A card is reported once: two detections of the same code whose boxes
