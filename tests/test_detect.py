@@ -108,6 +108,22 @@ def test_final_read_through_three_corner_windows_is_a_distribution(detector):
     assert detector.settings.read_views == 3
 
 
+def test_reads_remembered_past_their_limit_are_still_given_back(monkeypatch):
+    """The camera pipeline reads card after card with one classifier and
+    never starts its memory of reads afresh: when that memory fills up, a
+    batch holding crops read before and new ones is still read whole (it
+    once lost the remembered half and stopped the camera with a KeyError)."""
+    from tablecam.vision import classify
+
+    clf = classify.CornerClassifier(MODEL)
+    rng = np.random.default_rng(0)
+    crops = rng.random((6, 3, 80, 48)).astype(np.float32)
+    first = clf.probs(crops[:4])
+    monkeypatch.setattr(classify, "READS_KEPT", 5)
+    both = clf.probs(crops[2:])  # two remembered, two new: over the limit of five
+    assert np.array_equal(both[:2], first[2:])
+    assert np.array_equal(both, clf.run(crops[2:]))
+
 def test_detect_cli_json_and_bad_image(tmp_path):
     p = _photo(SINGLE[0])
     bad = tmp_path / "not_an_image.jpg"

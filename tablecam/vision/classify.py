@@ -147,13 +147,15 @@ class CornerClassifier:
             return np.zeros((0, len(self.classes)), np.float32)
         batch = np.ascontiguousarray(batch, np.float32)
         keys = [hash(row.tobytes()) for row in batch]
-        new = {k: i for i, k in reversed(list(enumerate(keys))) if k not in self._reads}
+        got = {k: self._reads[k] for k in keys if k in self._reads}
+        new = {k: i for i, k in reversed(list(enumerate(keys))) if k not in got}
         if new:
-            if len(self._reads) + len(new) > READS_KEPT:
+            fresh = dict(zip(new, self.run(batch[list(new.values())])))
+            if len(self._reads) + len(fresh) > READS_KEPT:  # full: start afresh, this batch's reads kept
                 self._reads.clear()
-            rows = list(new.values())
-            self._reads.update(zip(new, self.run(batch[rows])))
-        return np.stack([self._reads[k] for k in keys])
+            self._reads.update(fresh)
+            got.update(fresh)
+        return np.stack([got[k] for k in keys])
 
     def forget(self) -> None:
         """Drop the remembered reads (:meth:`probs`)."""
