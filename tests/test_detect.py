@@ -383,3 +383,17 @@ def test_a_far_card_lying_sideways_to_a_slanted_camera_is_found(detector):
     assert cards == ["C3", "C4", "C9", "CK", "CT", "D6", "D8", "DJ", "H2", "H7", "H9", "HJ", "S5", "SA", "SK"], cards
     for off in ({"box_itself": False}, {"size_at_place": False}):
         assert "C3" not in [d.card for d in CardDetector(None, **off).detect(img)], off
+
+
+def test_two_threads_a_model_read_the_same_cards_as_one():
+    """`tablecam detect` runs each network on two threads where there are
+    two cores: the cards, confidences and outlines are those of one
+    thread, bit for bit (the thread pool splits each layer's work, not a
+    sum), on a real 16-card webcam frame."""
+    from tablecam.vision.detector import CardDetector
+
+    image = _webcam_still("surface1")
+    one, two = (CardDetector(threads=t).detect(image) for t in (1, 2))
+    assert len(one) >= 15
+    assert [(d.card, d.conf) for d in one] == [(d.card, d.conf) for d in two]
+    assert all(np.array_equal(a.quad, b.quad) for a, b in zip(one, two))

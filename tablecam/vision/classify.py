@@ -104,6 +104,8 @@ def onnx_session(path: str | Path, threads: int = 1):
     opts.intra_op_num_threads = threads
     opts.inter_op_num_threads = 1
     opts.log_severity_level = 3
+    # the pool's threads sleep between runs: spinning, they take the other core from the geometry between them
+    opts.add_session_config_entry("session.intra_op.allow_spinning", "0")
     return ort.InferenceSession(str(path), opts, providers=["CPUExecutionProvider"])
 
 
