@@ -61,6 +61,12 @@ def register(sub) -> None:
     t.add_argument("--oblique", type=int, default=0,
                    help="add this many views of cards seen small and oblique by a webcam (0.6-2 px/mm, "
                         "squashed to half, blur, sharpening, 4:2:0, JPEG), rectified through their outline")
+    t.add_argument("--real", type=int, default=0,
+                   help="add this many views of the edje train split's real faces (rank-only labels)")
+    t.add_argument("--real-oblique", type=int, default=0,
+                   help="add this many views of those faces seen small and oblique by a webcam, as --oblique")
+    t.add_argument("--real-offcorner", type=int, default=0,
+                   help="add this many views of those faces through wrong quads, labelled none")
     t.add_argument("--pile-seen", type=float, default=0.8,
                    help="a pile view's corner at least this uncovered is labelled with its card")
     t.set_defaults(func=cmd_train)
@@ -237,7 +243,8 @@ def cmd_train(args) -> int:
         data_seeds=tuple(int(v) for v in args.data_seeds.split(",")) if args.data_seeds else None,
         generated=args.generated_decks, gray=args.gray, jitter=args.jitter, offcorner=args.offcorner,
         prints=args.prints, piles=args.piles, pile_seen=args.pile_seen, cables=args.cables, jokers=args.jokers,
-        small=args.small, oblique=args.oblique)
+        small=args.small, oblique=args.oblique, real=args.real, real_oblique=args.real_oblique,
+        real_offcorner=args.real_offcorner)
     meta = train_classifier(Path(args.out), recipe, data_dir=Path(args.data_dir))
     print(json.dumps({"wall_seconds": meta["recipe"]["wall_seconds"], "history": meta["history"][-1]}))
     return 0

@@ -56,6 +56,11 @@ class ClassifierRecipe:
     millimetre across the card, squashed to half along the camera's tilt,
     blur, sharpening halo, 4:2:0 colour, JPEG), the corner window cut
     from the card rectified back through its true outline a little off.
+    ``real`` that many views of real printed faces, the edje train split's
+    cards (:mod:`~tablecam.training.realfaces`), as a photo shows them,
+    and ``real_oblique`` that many seen as ``oblique`` sees a card; their
+    labels name the rank alone; ``real_offcorner`` that many views of
+    them through wrong quads, labelled ``none``.
     ``init``: the previous stage's
     weights to fine-tune; ``width``: channels of the first conv layer.
     """
@@ -80,6 +85,9 @@ class ClassifierRecipe:
     jokers: int = 0
     small: int = 0
     oblique: int = 0
+    real: int = 0
+    real_oblique: int = 0
+    real_offcorner: int = 0
 
     @property
     def seeds(self) -> list[int]:

@@ -147,21 +147,72 @@ def _oblique(n: int, seed: int, cache: Path, generated: int = 0):
     return _deck_views(f"oblique{lo:g}-{hi:g}", make, n, seed, cache, generated)
 
 
+def _real_faces(cache: Path):
+    """The edje train split's real faces (:func:`~tablecam.training.realfaces.edje_faces`), cached."""
+    from .realfaces import edje_faces
+
+    def make():
+        faces, ranks = edje_faces()
+        return faces, np.array(ranks)
+
+    faces, ranks = _cached(cache / "realfaces-edje-train.npz", make)
+    return faces, [str(r) for r in ranks]
+
+
+def _real_views(faces: np.ndarray, ranks: list[str], n: int, seed: int, cache: Path,
+                camera: tuple[float, float] | None, wrong: bool = False):
+    """``n`` rank-labelled corner views of the real faces, or with
+    ``wrong`` views through wrong quads labelled ``none``
+    (:func:`~tablecam.training.realfaces.face_views`), cached."""
+    from ..vision.classify import CLASSES
+    from .realfaces import face_views
+
+    kind = f"real{len(faces)}" + (f"-oblique{camera[0]:g}-{camera[1]:g}" if camera else "") + ("-offcorner" if wrong else "")
+    none = CLASSES.index("none") if wrong else None
+    return _cached(cache / _set_name(kind, n, seed),
+                   lambda: face_views(faces, ranks, n, seed, len(CLASSES), camera, none=none))
+
+
 def _prints(n: int, seed: int, cache: Path):
     from .synth import print_dataset
 
     return _cached(cache / _set_name("prints", n, seed), lambda: print_dataset(n, seed=seed))
 
 
+def _loss(out, yb, smoothing: float, groups=None):
+    """The batch's mean loss and how many it read right: cross-entropy
+    with label ``smoothing`` for a label that names a class; for a label
+    past the classes (``realfaces.rank_label``: a real card whose rank
+    alone is known) minus the log of its rank's four cards' probability
+    together (``groups``: one row of classes a rank), so a rank is taught
+    and no suit is guessed."""
+    import torch
+    import torch.nn.functional as F
+
+    if groups is None:  # every label a class: the loss every earlier stage was trained with, bit for bit
+        return F.cross_entropy(out, yb, label_smoothing=smoothing), int((out.argmax(1) == yb).sum())
+    n = out.shape[1]
+    exact = yb < n
+    loss = out.new_zeros(())
+    right = int((out[exact].argmax(1) == yb[exact]).sum())
+    if bool(exact.any()):
+        loss = loss + F.cross_entropy(out[exact], yb[exact], label_smoothing=smoothing, reduction="sum")
+    if not bool(exact.all()):
+        o, allowed = out[~exact], groups[yb[~exact] - n]
+        loss = loss + (torch.logsumexp(o, 1) - torch.logsumexp(o.masked_fill(~allowed, float("-inf")), 1)).sum()
+        right += int(allowed.gather(1, o.argmax(1, keepdim=True)).sum())
+    return loss / len(yb), right
+
+
 def _fit(net, xt, yt, epochs: int, batch: int, lr: float, g, augment, smoothing: float = 0.05,
-         progress: bool = True) -> list[dict]:
+         progress: bool = True, groups=None) -> list[dict]:
     """Train ``net`` on uint8 images ``xt`` and labels ``yt``: AdamW,
-    one-cycle learning rate, cross-entropy with label ``smoothing``, each
+    one-cycle learning rate, cross-entropy with label ``smoothing`` (a
+    rank-only label against its ``groups`` row, :func:`_loss`), each
     batch scaled to [0, 1] and passed through ``augment`` (which draws
     from the generator ``g``, as the shuffling does); a progress bar, or a
     line per epoch.  Returns the loss and accuracy of each epoch."""
     import torch
-    import torch.nn.functional as F
 
     from .synth import progress_bar
 
@@ -179,13 +230,13 @@ def _fit(net, xt, yt, epochs: int, batch: int, lr: float, g, augment, smoothing:
             xb = augment(xt[idx].float() / 255.0)
             yb = yt[idx]
             out = net(xb)
-            loss = F.cross_entropy(out, yb, label_smoothing=smoothing)
+            loss, right = _loss(out, yb, smoothing, groups)
             opt.zero_grad()
             loss.backward()
             opt.step()
             sched.step()
             tot += len(yb)
-            correct += int((out.argmax(1) == yb).sum())
+            correct += right
             loss_sum += loss.item() * len(yb)
             if bar:
                 bar.update(1)
@@ -235,6 +286,18 @@ def train_classifier(out_dir: Path, recipe: ClassifierRecipe = ClassifierRecipe(
     if r.jokers:
         with drawing(VERSION):
             parts.append((*_deck_views("jokers", joker_dataset, r.jokers, r.seed, data_dir, r.generated), decks))
+    groups = None
+    if r.real or r.real_oblique or r.real_offcorner:
+        from .realfaces import rank_masks
+
+        faces, ranks = _real_faces(data_dir)
+        if r.real:
+            parts.append((*_real_views(faces, ranks, r.real, r.seed, data_dir, None), decks))
+        if r.real_oblique:
+            parts.append((*_real_views(faces, ranks, r.real_oblique, r.seed, data_dir, OBLIQUE_PX_PER_MM), decks))
+        if r.real_offcorner:
+            parts.append((*_real_views(faces, ranks, r.real_offcorner, r.seed, data_dir, None, wrong=True), decks))
+        groups = torch.from_numpy(rank_masks(CLASSES))
     x = np.concatenate([p[0] for p in parts])
     y = np.concatenate([p[1] for p in parts])
     t_data = time.time() - t0
@@ -256,7 +319,7 @@ def train_classifier(out_dir: Path, recipe: ClassifierRecipe = ClassifierRecipe(
             xb[g_mask] = xb[g_mask].mean(dim=1, keepdim=True).expand(-1, 3, -1, -1)
         return xb
 
-    history = _fit(net, xt, yt, r.epochs, r.batch, r.lr, g, augment, progress=progress)
+    history = _fit(net, xt, yt, r.epochs, r.batch, r.lr, g, augment, progress=progress, groups=groups)
     out_dir.mkdir(parents=True, exist_ok=True)
     torch.save(net.state_dict(), out_dir / "card_classifier.pt")
     model_meta = _export_classifier(net.eval(), out_dir)
@@ -272,6 +335,7 @@ def train_classifier(out_dir: Path, recipe: ClassifierRecipe = ClassifierRecipe(
             "cables": r.cables, "jokers": r.jokers, "jokers_design_version": VERSION if r.jokers else None,
             "small": r.small, "small_scale": SMALL_SCALE if r.small else None,
             "oblique": r.oblique, "oblique_px_per_mm": OBLIQUE_PX_PER_MM if r.oblique else None,
+            "real": r.real, "real_oblique": r.real_oblique, "real_offcorner": r.real_offcorner,
             "batch": r.batch, "lr": r.lr, "width": r.width, "init": str(r.init) if r.init else None,
             "train_decks": decks, "data_seconds": round(t_data, 1), "wall_seconds": round(wall, 1),
             "torch": torch.__version__, "machine": platform.processor() or platform.machine(),
