@@ -2,19 +2,19 @@
 
 Why: every face the classifier learns from is drawn (the Debian decks, the
 drawn and generated designs), and a real printed index seen small reads
-worse than a drawn one.  Rank read and confidence in the exact card, for
-cards seen small and oblique through the webcam look at 0.9-1.5 px/mm
-(the blackjack-tracker webcam's range; ``oblique_sample``), two views a
-face: 350 rectified edje train faces, rank right 0.89-0.94 a rank,
-confidence 0.68-0.80; four training decks' 9-A, rank right 0.94-1.00,
-confidence 0.82-0.95.
+worse than a drawn one.  Seen small and oblique through the webcam look at
+0.9-1.5 px/mm (the blackjack-tracker webcam's range; ``oblique_sample``),
+two views a face, 350 rectified edje train faces (those of its ``IMG_*``
+photos) read with the rank right 0.89-0.94 a rank and 0.68-0.80 sure of
+the card (its suit as the detector read it in the photo); four training
+decks' nines to aces 0.94-1.00 and 0.82-0.95.
 
 Each labelled card of the edje train photos (``read_voc``; not the photos
 the localiser's validation holds back, ``locdata.split_real_train``) is
 rectified through the quad the shipped detector found it by, when that
 detection reads the labelled rank; the labels name ranks only, so these
-faces teach a rank and never a suit (``train._fit``: a rank's loss is that
-of its four cards together).
+faces teach a rank and never a suit (``train._loss``: a rank's loss is
+that of its four cards together).
 """
 
 from __future__ import annotations
