@@ -91,10 +91,10 @@ def face_views(faces: np.ndarray, ranks: list[str], n: int, seed: int, n_classes
     ``none``: a real face teaches where a card is not read as well as what
     its index says."""
     from ..vision.classify import corner_crops
-    from .synth import FACE_H, FACE_W, TexturePool, corner_sample, oblique_sample, offcorner_sample
+    from .synth import TexturePool, corner_sample, oblique_sample, offcorner_pool, offcorner_sample
 
     rng = np.random.default_rng(seed)
-    pool = TexturePool(rng, n=32, h=FACE_H + 400, w=FACE_W + 400) if none is not None else TexturePool(rng)
+    pool = offcorner_pool(rng) if none is not None else TexturePool(rng)
     xs, ys = [], []
     for i in range(n):
         k = i % len(faces)

@@ -331,6 +331,15 @@ def _rectified_view(canvas: np.ndarray, quad: np.ndarray, rng: np.random.Generat
     return cv2.warpPerspective(small, m, (FACE_W, FACE_H), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
 
 
+OFFCORNER_PAD = 200
+"""Pixels of table round the face that :func:`offcorner_sample` lays it on (its wrong quads reach off the card)."""
+
+
+def offcorner_pool(rng: np.random.Generator) -> TexturePool:
+    """Table textures big enough for :func:`offcorner_sample`'s canvas (a face and ``OFFCORNER_PAD`` round it)."""
+    return TexturePool(rng, n=32, h=FACE_H + 2 * OFFCORNER_PAD, w=FACE_W + 2 * OFFCORNER_PAD)
+
+
 def offcorner_sample(face: np.ndarray, rng: np.random.Generator, pool: TexturePool | None = None) -> np.ndarray:
     """A 250x350 view of a card through a *wrong* quad: shifted by a third
     of the card's width or half its height (the corner window reaches 41%
@@ -338,7 +347,7 @@ def offcorner_sample(face: np.ndarray, rng: np.random.Generator, pool: TexturePo
     a court figure, the card's edge and the table, not the index.  These are
     the quads a loose localiser box also produces; the classifier learns to
     call them ``none`` rather than read a card that is not there."""
-    pad = 200
+    pad = OFFCORNER_PAD
     bg = pool.get(rng, FACE_H + 2 * pad, FACE_W + 2 * pad) if pool else table_texture(rng, FACE_H + 2 * pad, FACE_W + 2 * pad)
     canvas = bg.copy()
     if rng.random() < 0.5:
@@ -413,7 +422,7 @@ def offcorner_dataset(n: int, decks: list[str], seed: int = 0):
     from ..vision.classify import CLASSES, corner_crops
 
     rng = np.random.default_rng(seed)
-    pool = TexturePool(rng, n=32, h=FACE_H + 400, w=FACE_W + 400)
+    pool = offcorner_pool(rng)
     codes = [c for c in CLASSES if c not in ("none", "back")]
     xs = []
     faces: dict[tuple[str, str], np.ndarray] = {}
