@@ -67,6 +67,12 @@ def register(sub) -> None:
                    help="add this many views of those faces seen small and oblique by a webcam, as --oblique")
     t.add_argument("--real-offcorner", type=int, default=0,
                    help="add this many views of those faces through wrong quads, labelled none")
+    t.add_argument("--teacher", default=None,
+                   help="comma-separated .pt weights of stages whose mean probability the network learns "
+                        "(distillation; the labels then only count agreement)")
+    t.add_argument("--detect-views", type=int, default=0,
+                   help="with --teacher: add the corner views detect() reads on this many rendered tables "
+                        "and on the localiser's real train photos (unlabelled)")
     t.add_argument("--pile-seen", type=float, default=0.8,
                    help="a pile view's corner at least this uncovered is labelled with its card")
     t.set_defaults(func=cmd_train)
@@ -244,7 +250,9 @@ def cmd_train(args) -> int:
         generated=args.generated_decks, gray=args.gray, jitter=args.jitter, offcorner=args.offcorner,
         prints=args.prints, piles=args.piles, pile_seen=args.pile_seen, cables=args.cables, jokers=args.jokers,
         small=args.small, oblique=args.oblique, real=args.real, real_oblique=args.real_oblique,
-        real_offcorner=args.real_offcorner)
+        real_offcorner=args.real_offcorner,
+        teacher=tuple(Path(v) for v in args.teacher.split(",")) if args.teacher else (),
+        detect_views=args.detect_views)
     meta = train_classifier(Path(args.out), recipe, data_dir=Path(args.data_dir))
     print(json.dumps({"wall_seconds": meta["recipe"]["wall_seconds"], "history": meta["history"][-1]}))
     return 0

@@ -61,6 +61,13 @@ class ClassifierRecipe:
     and ``real_oblique`` that many seen as ``oblique`` sees a card; their
     labels name the rank alone; ``real_offcorner`` that many views of
     them through wrong quads, labelled ``none``.
+    ``teacher``: the ``.pt`` weights of stages whose mean probability the
+    network learns to give (distillation: the shipped classifier averages
+    two networks, so every corner view costs two; one network taught
+    their mean costs one); the labels then only count its agreement.
+    ``detect_views`` adds the corner views detect() reads on that many
+    rendered tables and on the localiser's real train photos
+    (:mod:`~tablecam.training.distil`), unlabelled, so only with a teacher.
     ``init``: the previous stage's
     weights to fine-tune; ``width``: channels of the first conv layer.
     """
@@ -88,6 +95,8 @@ class ClassifierRecipe:
     real: int = 0
     real_oblique: int = 0
     real_offcorner: int = 0
+    teacher: tuple[Path, ...] = ()
+    detect_views: int = 0
 
     @property
     def seeds(self) -> list[int]:

@@ -179,9 +179,11 @@ def _prints(n: int, seed: int, cache: Path):
     return _cached(cache / _set_name("prints", n, seed), lambda: print_dataset(n, seed=seed))
 
 
-def _loss(out, yb, smoothing: float, groups=None):
-    """The batch's mean loss and how many it read right: cross-entropy
-    with label ``smoothing`` for a label that names a class; for a label
+def _loss(out, yb, smoothing: float, groups=None, soft=None):
+    """The batch's mean loss and how many it read right.  With ``soft``
+    (a teacher's probabilities for the batch) the cross-entropy against
+    them, and "right" is agreeing with the teacher's likeliest class;
+    else cross-entropy with label ``smoothing`` for a label that names a class; for a label
     past the classes (``realfaces.rank_label``: a real card whose rank
     alone is known) minus the log of its rank's four cards' probability
     together (``groups``: one row of classes a rank), so a rank is taught
@@ -189,6 +191,9 @@ def _loss(out, yb, smoothing: float, groups=None):
     import torch
     import torch.nn.functional as F
 
+    if soft is not None:
+        loss = -(soft * F.log_softmax(out, 1)).sum(1).mean()
+        return loss, int((out.argmax(1) == soft.argmax(1)).sum())
     if groups is None:  # every label a class: the loss every earlier stage was trained with, bit for bit
         return F.cross_entropy(out, yb, label_smoothing=smoothing), int((out.argmax(1) == yb).sum())
     n = out.shape[1]
@@ -205,13 +210,16 @@ def _loss(out, yb, smoothing: float, groups=None):
 
 
 def _fit(net, xt, yt, epochs: int, batch: int, lr: float, g, augment, smoothing: float = 0.05,
-         progress: bool = True, groups=None) -> list[dict]:
+         progress: bool = True, groups=None, teacher=None) -> list[dict]:
     """Train ``net`` on uint8 images ``xt`` and labels ``yt``: AdamW,
     one-cycle learning rate, cross-entropy with label ``smoothing`` (a
     rank-only label against its ``groups`` row, :func:`_loss`), each
     batch scaled to [0, 1] and passed through ``augment`` (which draws
     from the generator ``g``, as the shuffling does); a progress bar, or a
-    line per epoch.  Returns the loss and accuracy of each epoch."""
+    line per epoch; with a ``teacher`` (logits of the log of a mean
+    probability, :func:`averaged_net`) the net learns the teacher's
+    probabilities on each augmented batch instead of the labels.  Returns
+    the loss and accuracy of each epoch."""
     import torch
 
     from .synth import progress_bar
@@ -229,8 +237,12 @@ def _fit(net, xt, yt, epochs: int, batch: int, lr: float, g, augment, smoothing:
             idx = perm[i:i + batch]
             xb = augment(xt[idx].float() / 255.0)
             yb = yt[idx]
+            soft = None
+            if teacher is not None:
+                with torch.no_grad():
+                    soft = torch.softmax(teacher(xb), 1)
             out = net(xb)
-            loss, right = _loss(out, yb, smoothing, groups)
+            loss, right = _loss(out, yb, smoothing, groups, soft)
             opt.zero_grad()
             loss.backward()
             opt.step()
@@ -263,6 +275,8 @@ def train_classifier(out_dir: Path, recipe: ClassifierRecipe = ClassifierRecipe(
     from .synth import cable_dataset, corner_dataset, joker_dataset, offcorner_dataset, pile_dataset
 
     r = recipe
+    if r.detect_views and not r.teacher:
+        raise ValueError("detect() views carry no labels: they need a teacher (--teacher)")
     t0 = time.time()
     _seeded(r.seed, r.threads)
     parts = [_dataset(r.samples, s, data_dir, progress, r.generated) for s in r.seeds]
@@ -298,6 +312,11 @@ def train_classifier(out_dir: Path, recipe: ClassifierRecipe = ClassifierRecipe(
         if r.real_offcorner:
             parts.append((*_real_views(faces, ranks, r.real_offcorner, r.seed, data_dir, None, wrong=True), decks))
         groups = torch.from_numpy(rank_masks(CLASSES))
+    if r.detect_views:
+        from .distil import cached_detect_views
+
+        xv = cached_detect_views(r.detect_views, r.seed, data_dir)
+        parts.append((xv, np.full(len(xv), CLASSES.index("none"), np.int64), decks))
     x = np.concatenate([p[0] for p in parts])
     y = np.concatenate([p[1] for p in parts])
     t_data = time.time() - t0
@@ -319,7 +338,9 @@ def train_classifier(out_dir: Path, recipe: ClassifierRecipe = ClassifierRecipe(
             xb[g_mask] = xb[g_mask].mean(dim=1, keepdim=True).expand(-1, 3, -1, -1)
         return xb
 
-    history = _fit(net, xt, yt, r.epochs, r.batch, r.lr, g, augment, progress=progress, groups=groups)
+    teacher = averaged_net(list(r.teacher)) if r.teacher else None
+    history = _fit(net, xt, yt, r.epochs, r.batch, r.lr, g, augment, progress=progress, groups=groups,
+                   teacher=teacher)
     out_dir.mkdir(parents=True, exist_ok=True)
     torch.save(net.state_dict(), out_dir / "card_classifier.pt")
     model_meta = _export_classifier(net.eval(), out_dir)
@@ -336,6 +357,7 @@ def train_classifier(out_dir: Path, recipe: ClassifierRecipe = ClassifierRecipe(
             "small": r.small, "small_scale": SMALL_SCALE if r.small else None,
             "oblique": r.oblique, "oblique_px_per_mm": OBLIQUE_PX_PER_MM if r.oblique else None,
             "real": r.real, "real_oblique": r.real_oblique, "real_offcorner": r.real_offcorner,
+            "teacher": [str(t) for t in r.teacher], "detect_views": r.detect_views,
             "batch": r.batch, "lr": r.lr, "width": r.width, "init": str(r.init) if r.init else None,
             "train_decks": decks, "data_seconds": round(t_data, 1), "wall_seconds": round(wall, 1),
             "torch": torch.__version__, "machine": platform.processor() or platform.machine(),
@@ -384,6 +406,8 @@ def train_back_check(out_dir: Path, recipe: BackCheckRecipe = BackCheckRecipe(),
     from .locdata import real_floors
 
     r = recipe
+    if r.detect_views and not r.teacher:
+        raise ValueError("detect() views carry no labels: they need a teacher (--teacher)")
     t0 = time.time()
     _seeded(r.seed, r.threads)
     decks = training_decks(r.generated)

@@ -1,0 +1,84 @@
+"""The corner views detect() itself asks about, for teaching one network two stages' mean.
+
+The shipped corner classifier averages two networks (``average-classifiers``),
+so every corner view detect() reads costs two network runs.  A single
+network taught the pair's mean probability (``tablecam train --teacher``)
+costs one; what matters is that it gives the pair's probabilities on the
+views detect() actually reads, and most of those are views through
+candidate quads that are not the card's outline: loose quads over a pile,
+a box's inscribed rectangles, index windows on bare table.  The drawn
+decks' corner views rarely look like that, so this module records the
+views detect() reads on rendered tables of the training decks and on the
+real train photos the card localiser trains on (never the 40 photos kept
+for tuning, nor the test split, nor blackjack-tracker or jackfurby): no
+labels, the teacher labels them.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from ..vision.classify import CornerClassifier
+
+
+class _Recorder:
+    """Keeps every distinct corner view a classifier runs (as uint8)."""
+
+    def __init__(self) -> None:
+        self.views: dict[int, np.ndarray] = {}
+
+    def wrap(self, clf: CornerClassifier) -> None:
+        run = clf.run
+
+        def recording(batch: np.ndarray) -> np.ndarray:
+            u8 = np.clip(np.rint(batch * 255.0), 0, 255).astype(np.uint8)
+            for row in u8:
+                self.views.setdefault(hash(row.tobytes()), row)
+            return run(batch)
+
+        clf.run = recording
+
+
+def detect_views(scenes: int, seed: int, photos: bool = True, size: tuple[int, int] = (1280, 720),
+                 progress: bool = True) -> np.ndarray:
+    """(N, 3, H, W) uint8: the distinct corner views detect() runs through
+    the classifier on ``scenes`` rendered tables of the training decks
+    (seeded ``seed``, cards overlapping or apart in turn) and, with
+    ``photos``, on the edje train photos the localiser trains on."""
+    from ..vision.detector import CardDetector
+    from .faces import training_decks
+    from .locdata import trained_on_photos
+    from .synth import progress_bar, render_scene
+
+    det = CardDetector()
+    rec = _Recorder()
+    nets = [getattr(r, "classifier", r) for r in (det.classifier, det.index_reader)]  # a back-checked reader wraps one
+    for clf in {id(c): c for c in nets}.values():
+        rec.wrap(clf)
+    rng = np.random.default_rng(seed)
+    decks = training_decks()
+    bar = progress_bar(scenes, "scenes", "scene", progress)
+    for i in range(scenes):
+        sc = render_scene(rng, decks, size=size, overlap=i % 2 == 0, fingers=i % 2 == 0)
+        det.detect(sc.image)
+        if bar:
+            bar.update(1)
+    if bar:
+        bar.close()
+    if photos:
+        for img, _ in trained_on_photos():
+            det.detect(img)
+    return np.stack(list(rec.views.values())) if rec.views else np.zeros((0, 3, 80, 48), np.uint8)
+
+
+def cached_detect_views(scenes: int, seed: int, cache: Path, photos: bool = True) -> np.ndarray:
+    """:func:`detect_views`, kept in ``cache`` by its arguments."""
+    f = cache / f"detect-views-n{scenes}-s{seed}{'-photos' if photos else ''}.npz"
+    if f.exists():
+        return np.load(f)["x"]
+    x = detect_views(scenes, seed, photos)
+    cache.mkdir(parents=True, exist_ok=True)
+    np.savez(f, x=x)
+    return x
