@@ -10,7 +10,8 @@ test split and ``blackjack-tracker``, ``jackfurby`` whole (identity
 labels): looked at once per shipped change, never to choose.  ``--time``
 also times detect() on a 1280x720 frame with 16 cards (blackjack-tracker
 ``surface1.jpg`` cut to 720 rows), CPU and wall; ``--steps`` gives each
-step's CPU and classifier crops on that frame; ``--set name=value``
+step's CPU and classifier crops on that frame, ``--models`` each network
+run's wall time alone on it; ``--set name=value``
 changes one detector setting (``docs/detector-settings.md``).
 
     .venv/bin/python bench/vision/real.py [--sets edje-val,blackjack-tune] [--time 5] [--steps] [--set close_quads=1]
@@ -155,6 +156,57 @@ def step_costs(det) -> dict:
     return out
 
 
+def model_costs(det, repeat: int = 7) -> dict:
+    """Wall ms (median of ``repeat``) of each network run detect() makes on
+    :func:`frame_16`, alone: each localiser at the input sizes detect()
+    gives it on that frame, and the corner classifier per crop (batches of
+    64 of the frame's own corner views).  Why: what the networks alone cost
+    against the 150 ms target, whatever the steps around them do."""
+    import statistics
+
+    from tablecam.vision.classify import view_probs
+    from tablecam.vision.localise import warp_card
+    from tablecam.vision.proposals import CardLocaliser
+
+    img = frame_16()
+    runs: list[tuple[str, tuple]] = []
+    real_proposals = CardLocaliser.proposals
+
+    def recorded(self, image, sizes=None):
+        runs.append((self.path.stem, tuple(sizes) if sizes else tuple(self.sizes)))
+        return real_proposals(self, image, sizes)
+
+    CardLocaliser.proposals = recorded
+    try:
+        found = det.detect(img)
+    finally:
+        CardLocaliser.proposals = real_proposals
+
+    def median_ms(f) -> float:
+        f()
+        ts = []
+        for _ in range(repeat):
+            t = time.perf_counter()
+            f()
+            ts.append(time.perf_counter() - t)
+        return round(1000 * statistics.median(ts), 1)
+
+    models = {"card_localiser": det.localiser, "card_index": det.indexer}
+    out = {}
+    for name, sizes in dict.fromkeys(runs):
+        for size in sizes:
+            out[f"{name} {size} px"] = median_ms(lambda m=models[name], s=size: m.proposals(img, (s,)))
+    clf = getattr(det.classifier, "classifier", det.classifier)
+    crops: list = []
+    view_probs([warp_card(img, d.quad) for d in found], lambda b: crops.append(b) or clf.run(b), clf.corner_box,
+               clf.input_size, views=3)
+    batch = np.concatenate(crops)[:64]
+    out["classifier ms a crop"] = round(median_ms(lambda: clf.run(batch)) / len(batch), 3)
+    out["localisers' runs ms"] = round(sum(v for k, v in out.items() if k.endswith(" px")), 1)
+    out["localisers' runs / 150 ms target"] = round(out["localisers' runs ms"] / 150.0, 2)
+    return out
+
+
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--sets", default=",".join(SETS))
@@ -162,6 +214,8 @@ def main() -> int:
     ap.add_argument("--model-dir", default=None)
     ap.add_argument("--errors", action="store_true", help="print each photo's misses and false cards")
     ap.add_argument("--steps", action="store_true", help="each step's CPU and classifier crops on the 16-card frame")
+    ap.add_argument("--models", action="store_true",
+                    help="each network run of detect() on the 16-card frame alone, and a classifier crop")
     ap.add_argument("--threads", type=int, default=1, help="ONNX Runtime threads per model")
     ap.add_argument("--set", action="append", default=[], metavar="NAME=VALUE",
                     help="change one detector setting (JSON value), e.g. --set close_quads=1")
@@ -178,6 +232,9 @@ def main() -> int:
     if args.steps:
         out["steps_1280x720_16_cards"] = step_costs(det)
         print(json.dumps(out["steps_1280x720_16_cards"]), file=sys.stderr, flush=True)
+    if args.models:
+        out["models_1280x720_16_cards"] = model_costs(det)
+        print(json.dumps(out["models_1280x720_16_cards"]), file=sys.stderr, flush=True)
     for name in filter(None, args.sets.split(",")):
         r = measure(det, name)
         errors = r.pop("errors")
