@@ -20,7 +20,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..vision.classify import CornerClassifier
+from ..vision.classify import INPUT_H, INPUT_W, CornerClassifier
 
 
 class _Recorder:
@@ -70,7 +70,7 @@ def detect_views(scenes: int, seed: int, photos: bool = True, size: tuple[int, i
     if photos:
         for img, _ in trained_on_photos():
             det.detect(img)
-    return np.stack(list(rec.views.values())) if rec.views else np.zeros((0, 3, 80, 48), np.uint8)
+    return np.stack(list(rec.views.values())) if rec.views else np.zeros((0, 3, INPUT_H, INPUT_W), np.uint8)
 
 
 def cached_detect_views(scenes: int, seed: int, cache: Path, photos: bool = True) -> np.ndarray:
