@@ -98,6 +98,10 @@ class ClassifierRecipe:
     teacher: tuple[Path, ...] = ()
     detect_views: int = 0
 
+    def __post_init__(self) -> None:
+        if self.detect_views and not self.teacher:
+            raise ValueError("detect() views carry no labels: they need a teacher (--teacher)")
+
     @property
     def seeds(self) -> list[int]:
         """The seeds of the rendered corner sets trained on."""
