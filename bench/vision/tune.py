@@ -61,6 +61,8 @@ KNOBS: list[tuple[str, str, type, str, str]] = [
     ("--close-conf", "close_conf", float, "0.7", "boxes left without a card: their likeliest quads read as a card found is "
      "read, kept from this confidence (0: off)"),
     ("--close-quads", "close_quads", int, "2", "quads per box read so"),
+    ("--close-displaces", "close_displaces", float, "0.1", "a close read of a face card found elsewhere, surer by "
+     "this, takes the card (0: off)"),
     ("--whole-card", "whole_card", float, "0.3", "a close read unsure from this confidence is read by the whole face "
      "too, the two multiplied where they name the same card (0: off)"),
     ("--index-fit", "index_fit", bool, "1", "1: each index window's card quads also laid on the image edges meeting "

@@ -75,9 +75,13 @@ class BoxReads:
                 self._read_fitted(image_bgr, props, left, width, reads_of_box,
                                   avoid=[d.quad for d in found.values()], cache=fit_cache)
                 found = self._assign(reads_of_box, w, h)
-        dets = list(found.values())
+        # the final read of the cards found (``read_views``), before the close reads: a close
+        # read's card must be new beside the cards as they will be reported, not as one corner
+        # window first read them (blackjack ``heart3``: the queen's box first read "king" through a
+        # rectangle inside it, and the real king, read closely at 0.98, was refused as a second king)
+        dets = self._reread(image_bgr, list(found.values()), quads=False)
         if self.settings.close_conf:
-            dets += self._read_closely(image_bgr, props, found, dets, cand_quads, probs, owner)
+            dets = self._read_closely(image_bgr, props, found, dets, cand_quads, probs, owner)
         return _one_per_card(dets, self.settings.nms_iou, quads=False)
 
     def _box_quads(self, image_bgr: np.ndarray, props: list, classical: list[np.ndarray],

@@ -43,11 +43,13 @@ class CardDetector(BoxReads, LeftBoxes, IndexReads):
        boxes given to cards surest first (:meth:`_detect_in_boxes`,
        :mod:`~tablecam.vision.assign`);
     2. boxes left without a card: rectangles fitted to the image's edges
-       (:meth:`_read_fitted`), and close reads of small blurred cards
-       (:meth:`_read_closely`);
+       (:meth:`_read_fitted`);
     3. the final read of each card found, through ``read_views`` corner
        windows with the pip count and the side suit as witnesses
-       (:meth:`read_found`);
+       (:meth:`read_found`), then close reads of small blurred cards in
+       the boxes still without one, read so too (:meth:`_read_closely`);
+       a close read surer than another read of the same card elsewhere
+       takes the card (``close_displaces``: one pack holds it once);
     4. cards seen only by their index (:meth:`_from_indexes`), each index
        window's card quads read also as laid on the image edges meeting
        near their corner (``index_fit``, :func:`~tablecam.vision.indexes.fit_corner`),
@@ -166,7 +168,7 @@ class CardDetector(BoxReads, LeftBoxes, IndexReads):
         use_classical = self.localiser is None or self.settings.whole_image_classical
         quads = find_cards(image_bgr, max_side=self.settings.max_side, nms_iou=self.settings.candidate_iou) if use_classical else []
         if self.localiser is not None:
-            found = self._reread(image_bgr, self._detect_in_boxes(image_bgr, quads), quads=False)
+            found = self._detect_in_boxes(image_bgr, quads)
             if self.indexer is not None:
                 found = self._by_index(image_bgr, found)
             found = drop_hidden(found, self.settings.hidden_seen, functools.partial(self._read_ends, image_bgr))

@@ -19,7 +19,7 @@ class LeftBoxes:
     def _read_closely(self, image_bgr: np.ndarray, props: list, found: dict[int, Detection],
                       dets: list[Detection], cand_quads: list[np.ndarray], probs: list[np.ndarray],
                       owner: list[int]) -> list[Detection]:
-        """Cards in boxes still without one, read as a found card is read.
+        """``dets`` with the cards in boxes still without one, read as a found card is read.
 
         A candidate quad is read once through one corner window and must
         reach ``min_conf``; a small or blurred index (a card 100 px wide
@@ -30,11 +30,12 @@ class LeftBoxes:
         ``outline_quads`` its outline, read again as
         :meth:`read_found` reads, and its surest card stands at
         ``close_conf`` (``close_conf_rare`` for a back or a joker) when it
-        is a new card (:meth:`_new_card`)."""
+        is a new card (:meth:`_new_card`), or one it takes from a less sure
+        read elsewhere (``close_displaces``, :meth:`_place_new`)."""
         left = {bi for bi in range(len(props)) if bi not in found
                 and not any(_iou(props[bi][0], d.box) > self.settings.found_iou for d in dets)}
         if not left:
-            return []
+            return dets
         none = self.classes.index("none")
         likeliest: dict[int, list[tuple[float, np.ndarray]]] = {}
         for q, p, bi in zip(cand_quads, probs, owner):
@@ -53,7 +54,7 @@ class LeftBoxes:
                                   whole=self.whole is not None)
         h, w = image_bgr.shape[:2]
         width = _usual_width(dets)
-        return self._place_new(best, dets, width, w, h)
+        return self._place_new(best, dets, width, w, h, displace=self.settings.close_displaces)
 
     def _surest_reads(self, image_bgr: np.ndarray, quads: list[tuple[int, np.ndarray]], floor,
                       cards: list[np.ndarray] | None = None,
@@ -109,19 +110,50 @@ class LeftBoxes:
         return p if both is None else both
 
     def _place_new(self, best: dict[int, tuple[float, int, np.ndarray, np.ndarray]], dets: list[Detection],
-                   width: float | None, w: int, h: int) -> list[Detection]:
-        """The reads of ``best`` (box -> (conf, class, quad, probs)), surest
-        first, that are new cards beside ``dets`` and each other
-        (:meth:`_new_card`): a face card once, backs as many as lie apart."""
-        have = {d.card for d in dets if d.card != "back"}
-        out: list[Detection] = []
+                   width: float | None, w: int, h: int, displace: float = 0.0) -> list[Detection]:
+        """``dets`` with the reads of ``best`` (box -> (conf, class, quad,
+        probs)), surest first, that are new cards beside them and each other
+        (:meth:`_new_card`): a face card once, backs as many as lie apart.
+
+        ``displace`` > 0: a read of a face card that ``dets`` already has
+        elsewhere (the two quads do not overlap by ``fallback_iou``), surer
+        than that card's read by at least ``displace``, takes the card, and
+        the other read goes.  Why: one pack holds each card once, so one of
+        the two reads is wrong, and the surer is likelier right (blackjack
+        ``heart3``: the queen's box reads "king" at 0.75 through a
+        rectangle inside it, the real king, at the far edge, 0.98 by its
+        index and whole face; the queen is then found by her index).
+
+        >>> from tablecam.vision.detector import CardDetector
+        >>> from tablecam.vision.proposals import card_quad
+        >>> from tablecam.vision.settings import DetectorSettings
+        >>> det = CardDetector.__new__(CardDetector)
+        >>> det.settings, det.classes = DetectorSettings(size_at_place=False), ["HK", "HQ", "none"]
+        >>> queen = Detection("HK", 0.75, (0.0, 0.0, 100.0, 140.0), card_quad((50.0, 70.0, 100.0, 0.0)))
+        >>> king = {7: (0.98, 0, card_quad((400.0, 70.0, 100.0, 0.0)), np.array([0.98, 0.01, 0.01]))}
+        >>> [(d.card, d.box[0]) for d in det._place_new(king, [queen], 100.0, 640, 480)]
+        [('HK', 0.0)]
+        >>> [(d.card, d.box[0]) for d in det._place_new(king, [queen], 100.0, 640, 480, displace=0.1)]
+        [('HK', 350.0)]
+        """
+        from .localise import quad_iou
+
+        placed = list(dets)
         for conf, ci, q, p in sorted(best.values(), key=lambda t: -t[0]):
-            if not self._new_card(self.classes[ci], q, have, dets + out, width):
+            card = self.classes[ci]
+            have = {d.card for d in placed if d.card != "back"}
+            if displace > 0 and card in have:
+                holder = next(d for d in placed if d.card == card)
+                if (conf >= holder.conf + displace and holder.quad is not None
+                        and quad_iou(q, holder.quad) <= self.settings.fallback_iou):
+                    rest = [d for d in placed if d is not holder]
+                    if self._new_card(card, q, have - {card}, rest, width):
+                        placed = rest
+                        have.discard(card)
+            if not self._new_card(card, q, have, placed, width):
                 continue
-            if self.classes[ci] != "back":
-                have.add(self.classes[ci])
-            out.append(self._detection(q, p, ci, conf, w, h))
-        return out
+            placed.append(self._detection(q, p, ci, conf, w, h))
+        return placed
 
     def _may_be_new(self, q: np.ndarray, placed: list[Detection], width: float | None, size: float) -> bool:
         """Whether :meth:`_new_card` could take quad ``q`` for some face

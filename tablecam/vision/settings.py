@@ -77,6 +77,7 @@ class DetectorSettings(BaseModel):
     index_floor_open: float = Field(0.6, description="the least confidence of a card read from its index alone that no found card touches")
     close_conf: float = Field(0.7, description="boxes left without a card: their likeliest quads read as a card found is read, kept from this confidence (0: off)")
     close_quads: int = Field(2, description="quads per box read so")
+    close_displaces: float = Field(0.1, description="a close read of a face card found elsewhere, surer than that read by at least this, takes the card and the other read goes (one pack holds each card once; 0: off)")
     whole_card: float = Field(0.3, description="a close read whose likeliest card reaches this but not close_conf is read by the whole face too, and where that names the same card the two are multiplied (whole_card.agreeing; 0: off)")
     back_check: float = Field(0.1, description="reads leaning to back with at least this P(back) are checked whole (back_check.onnx; 0: off)")
     back_check_path: Path | None = Field(None, description="the back check's ONNX (None: the model directory's back_check.onnx)")
