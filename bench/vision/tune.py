@@ -65,6 +65,8 @@ KNOBS: list[tuple[str, str, type, str, str]] = [
      "this, takes the card (0: off)"),
     ("--whole-card", "whole_card", float, "0.3", "a close read unsure from this confidence is read by the whole face "
      "too, the two multiplied where they name the same card (0: off)"),
+    ("--whole-card-product", "whole_card_product", bool, "1", "1: a close read is taken where its product with "
+     "the whole face's read names its likeliest card, though the whole face's likeliest is another"),
     ("--index-fit", "index_fit", bool, "1", "1: each index window's card quads also laid on the image edges meeting "
      "near their corner"),
     ("--index-fit-shift", "index_fit_shift", float, "0.25", "how far the fitted corner's edges may lie from the "

@@ -106,7 +106,7 @@ class LeftBoxes:
         c = self.classes[i]
         if c in ("none", "back", "JK") or not self.settings.whole_card <= p[i] < floor(i):
             return p
-        both = agreeing(p, self.classes, self.whole.probs(card))
+        both = agreeing(p, self.classes, self.whole.probs(card), top=not self.settings.whole_card_product)
         return p if both is None else both
 
     def _place_new(self, best: dict[int, tuple[float, int, np.ndarray, np.ndarray]], dets: list[Detection],

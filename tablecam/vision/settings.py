@@ -79,6 +79,7 @@ class DetectorSettings(BaseModel):
     close_quads: int = Field(2, description="quads per box read so")
     close_displaces: float = Field(0.1, description="a close read of a face card found elsewhere, surer than that read by at least this, takes the card and the other read goes (one pack holds each card once; 0: off)")
     whole_card: float = Field(0.3, description="a close read whose likeliest card reaches this but not close_conf is read by the whole face too, and where that names the same card the two are multiplied (whole_card.agreeing; 0: off)")
+    whole_card_product: bool = Field(True, description="1: such a read stands where the product still names its likeliest card, though the whole face's own likeliest is another (whole_card.agreeing top=False); 0: the whole face must name it first")
     back_check: float = Field(0.1, description="reads leaning to back with at least this P(back) are checked whole (back_check.onnx; 0: off)")
     back_check_path: Path | None = Field(None, description="the back check's ONNX (None: the model directory's back_check.onnx)")
     hidden_seen: float = Field(0.4, description="of two face cards each hiding the other's index corners (each shows less than this of one outside the other), or one a smaller card inside the other's outline, the less sure is dropped (occlusion.drop_hidden; 0: off)")

@@ -106,7 +106,7 @@ def multiplied(corner: dict[str, float], whole: dict[str, float]) -> dict[str, f
     return {c: v / total for c, v in out.items()}
 
 
-def agreeing(p: np.ndarray, classes: list[str], whole: dict[str, float]) -> np.ndarray | None:
+def agreeing(p: np.ndarray, classes: list[str], whole: dict[str, float], top: bool = True) -> np.ndarray | None:
     """The corner read ``p`` (over ``classes``) times the whole face's read, when the two name the
     same likeliest card; else None.
 
@@ -116,15 +116,30 @@ def agreeing(p: np.ndarray, classes: list[str], whole: dict[str, float]) -> np.n
     that look at different parts of the card and name the same card are
     the evidence a card read unsurely by its index needs.
 
+    ``top=False`` asks less of the whole face: the product must still
+    name the corner read's likeliest card, but the whole face's own
+    likeliest may be another (a king seen through a quad a little off
+    the card reads "joker" 0.58, "king" 0.17 by its whole face; the
+    index gives the joker no chance, so the product is the king).
+
     >>> agreeing(np.array([0.45, 0.35, 0.2]), ["CQ", "C6", "none"], {"CQ": 0.7, "C6": 0.1}).round(2)
     array([0.73, 0.08, 0.19], dtype=float32)
     >>> agreeing(np.array([0.45, 0.35, 0.2]), ["CQ", "C6", "none"], {"CQ": 0.1, "C6": 0.7}) is None
     True
+    >>> leaning = {"CQ": 0.3, "JK": 0.6, "C6": 0.1}
+    >>> agreeing(np.array([0.45, 0.35, 0.2]), ["CQ", "C6", "none"], leaning) is None
+    True
+    >>> agreeing(np.array([0.45, 0.35, 0.2]), ["CQ", "C6", "none"], leaning, top=False).round(2)
+    array([0.57, 0.15, 0.28], dtype=float32)
+    >>> agreeing(np.array([0.45, 0.35, 0.2]), ["CQ", "C6", "none"], {"CQ": 0.1, "C6": 0.7}, top=False) is None
+    True
     """
-    if not whole or _best(whole)[0] != classes[int(np.argmax(p))]:
+    if not whole or (top and _best(whole)[0] != classes[int(np.argmax(p))]):
         return None
     out = multiplied(dict(zip(classes, map(float, p))), whole)
-    return None if out is None else np.array([out[c] for c in classes], np.float32)
+    if out is None or max(out, key=out.get) != classes[int(np.argmax(p))]:
+        return None
+    return np.array([out[c] for c in classes], np.float32)
 
 
 def with_whole_card(r: Reading, whole: dict[str, float]) -> Reading:
