@@ -144,15 +144,14 @@ class LeftBoxes:
             have = {d.card for d in placed if d.card != "back"}
             if displace > 0 and card in have:
                 holder = next(d for d in placed if d.card == card)
+                rest = [d for d in placed if d is not holder]
                 if (conf >= holder.conf + displace and holder.quad is not None
-                        and quad_iou(q, holder.quad) <= self.settings.fallback_iou):
-                    rest = [d for d in placed if d is not holder]
-                    if self._new_card(card, q, have - {card}, rest, width):
-                        placed = rest
-                        have.discard(card)
-            if not self._new_card(card, q, have, placed, width):
+                        and quad_iou(q, holder.quad) <= self.settings.fallback_iou
+                        and self._new_card(card, q, have - {card}, rest, width)):
+                    placed = rest + [self._detection(q, p, ci, conf, w, h)]
                 continue
-            placed.append(self._detection(q, p, ci, conf, w, h))
+            if self._new_card(card, q, have, placed, width):
+                placed.append(self._detection(q, p, ci, conf, w, h))
         return placed
 
     def _may_be_new(self, q: np.ndarray, placed: list[Detection], width: float | None, size: float) -> bool:
