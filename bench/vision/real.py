@@ -104,6 +104,7 @@ def step_costs(det) -> dict:
     detect() on :func:`frame_16`, each step's own (the steps it calls
     counted apart), and the localisers' runs (``proposals``)."""
     from tablecam.vision import localise
+    from tablecam.vision.classify import corner_network
     from tablecam.vision.proposals import CardLocaliser
 
     img = frame_16()
@@ -126,9 +127,7 @@ def step_costs(det) -> dict:
                     stack[-1][2] += spent
         setattr(owner, name, run)
 
-    net = det.classifier
-    while hasattr(net, "check"):  # the corner network inside the back check's reader
-        net = net.classifier
+    net = corner_network(det.classifier)
     reads = net.run  # the network itself: a crop read before in the picture is not run again
     crops = {"n": 0}
 
@@ -164,7 +163,7 @@ def model_costs(det, repeat: int = 7) -> dict:
     against the 150 ms target, whatever the steps around them do."""
     import statistics
 
-    from tablecam.vision.classify import view_probs
+    from tablecam.vision.classify import corner_network, view_probs
     from tablecam.vision.localise import warp_card
     from tablecam.vision.proposals import CardLocaliser
 
@@ -196,7 +195,7 @@ def model_costs(det, repeat: int = 7) -> dict:
     for name, sizes in dict.fromkeys(runs):
         for size in sizes:
             out[f"{name} {size} px"] = median_ms(lambda m=models[name], s=size: m.proposals(img, (s,)))
-    clf = getattr(det.classifier, "classifier", det.classifier)
+    clf = corner_network(det.classifier)
     crops: list = []
     view_probs([warp_card(img, d.quad) for d in found], lambda b: crops.append(b) or clf.run(b), clf.corner_box,
                clf.input_size, views=3)

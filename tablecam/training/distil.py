@@ -20,7 +20,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..vision.classify import INPUT_H, INPUT_W, CornerClassifier
+from ..vision.classify import INPUT_H, INPUT_W, CornerClassifier, corner_network
 
 
 class _Recorder:
@@ -54,8 +54,8 @@ def detect_views(scenes: int, seed: int, photos: bool = True, size: tuple[int, i
 
     det = CardDetector()
     rec = _Recorder()
-    nets = [getattr(r, "classifier", r) for r in (det.classifier, det.index_reader)]  # a back-checked reader wraps one
-    for clf in {id(c): c for c in nets}.values():
+    nets = [corner_network(r) for r in (det.classifier, det.index_reader)]
+    for clf in {id(c): c for c in nets}.values():  # often one network reads both
         rec.wrap(clf)
     rng = np.random.default_rng(seed)
     decks = training_decks()

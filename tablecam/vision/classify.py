@@ -185,6 +185,17 @@ class CornerClassifier:
         return read_cards(cards, self.probs, self.corner_box, self.input_size, views)
 
 
+def corner_network(reader) -> CornerClassifier:
+    """The :class:`CornerClassifier` a reader runs: the reader itself, or
+    the one inside a wrapper that keeps it as ``classifier``
+    (:class:`~tablecam.vision.backs.BackCheckedReader`).  Why: a bench or
+    a recorder that times or keeps the network's own runs wraps this
+    one's ``run``, not the wrapper's."""
+    while not isinstance(reader, CornerClassifier):
+        reader = reader.classifier
+    return reader
+
+
 def view_probs(cards: list[np.ndarray], probs, box: tuple[int, int, int, int], size: tuple[int, int],
                views: int = 1, corners: int = 2) -> np.ndarray:
     """Class probabilities of the first ``corners`` corners of each
