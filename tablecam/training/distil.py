@@ -16,11 +16,9 @@ labels, the teacher labels them.
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
 
-from ..vision.classify import INPUT_H, INPUT_W, CornerClassifier, corner_network
+from ..vision.classify import CLASSES, INPUT_H, INPUT_W, CornerClassifier, corner_network
 
 
 class _Recorder:
@@ -73,12 +71,10 @@ def detect_views(scenes: int, seed: int, photos: bool = True, size: tuple[int, i
     return np.stack(list(rec.views.values())) if rec.views else np.zeros((0, 3, INPUT_H, INPUT_W), np.uint8)
 
 
-def cached_detect_views(scenes: int, seed: int, cache: Path, photos: bool = True) -> np.ndarray:
-    """:func:`detect_views`, kept in ``cache`` by its arguments."""
-    f = cache / f"detect-views-n{scenes}-s{seed}{'-photos' if photos else ''}.npz"
-    if f.exists():
-        return np.load(f)["x"]
-    x = detect_views(scenes, seed, photos)
-    cache.mkdir(parents=True, exist_ok=True)
-    np.savez(f, x=x)
-    return x
+def detect_view_set(scenes: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`detect_views` on ``scenes`` tables and the photos as a
+    training set (x, y): each view labelled ``none``, a placeholder that
+    the teacher's probabilities stand in for (``train._loss`` never reads
+    a label when taught; the recipe refuses these views without a teacher)."""
+    x = detect_views(scenes, seed)
+    return x, np.full(len(x), CLASSES.index("none"), np.int64)

@@ -311,11 +311,10 @@ def train_classifier(out_dir: Path, recipe: ClassifierRecipe = ClassifierRecipe(
             parts.append((*_real_views(faces, ranks, r.real_offcorner, r.seed, data_dir, None, wrong=True), decks))
         groups = torch.from_numpy(rank_masks(CLASSES))
     if r.detect_views:
-        from .distil import cached_detect_views
+        from .distil import detect_view_set
 
-        xv = cached_detect_views(r.detect_views, r.seed, data_dir)
-        # a placeholder label: with a teacher (the recipe insists) _loss never reads it
-        parts.append((xv, np.full(len(xv), CLASSES.index("none"), np.int64), decks))
+        views = data_dir / f"detect-views-n{r.detect_views}-s{r.seed}-photos.npz"
+        parts.append((*_cached(views, lambda: detect_view_set(r.detect_views, r.seed)), decks))
     x = np.concatenate([p[0] for p in parts])
     y = np.concatenate([p[1] for p in parts])
     t_data = time.time() - t0
